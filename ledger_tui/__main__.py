@@ -1,0 +1,3 @@
+from ledger_tui.cli import main
+
+main()

@@ -1,0 +1,279 @@
+"""The headless command line: run scripted sessions and gold agents, explain verdicts, list domains,
+and open the workbench (`play`, `replay`).
+
+Every failure a user can meet is a `LedgerTuiError` whose message is one sentence naming the fix;
+`main` prints it and exits with status 2. Tracebacks are for bugs only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="ledger-tui: a workbench for policy-adherent tool-calling agents (ledger + policy gate).",
+)
+
+MODES = ("baseline", "ledger", "gate", "full")
+
+
+def _default_out(domain: str, stem: str) -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("sessions") / "runs" / f"{domain}-{stem}-{stamp}.jsonl"
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
+    return mode
+
+
+def _summary(session, out: Path | None) -> list[str]:
+    from ledger_tui.engine.events import UserMessage
+
+    t = session.state.totals
+    customer_turns = sum(1 for e in session.events if isinstance(e, UserMessage))
+    digest, user_digest = session.env.digests()
+    lines = [
+        f"session   {out if out else '(not saved)'}",
+        f"domain    {session.domain.name}   mode {session.mode}   model {session.model.name}",
+        f"turns     {customer_turns} customer messages, {t.model_calls} model calls",
+        f"calls     {t.reads} reads, {t.writes} writes",
+        f"gate      ALLOW {t.allow}   REVISE {t.revise}   BLOCK {t.block}",
+        f"tokens    {t.prompt_tokens} prompt, {t.completion_tokens} completion",
+        f"db        {digest}",
+    ]
+    if user_digest:
+        lines.append(f"user db   {user_digest}")
+    return lines
+
+
+def _dump_db(env, path: Path) -> None:
+    from ledger_tui.engine.serialize import jsonable
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(jsonable(env.db), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@app.command()
+def domains() -> None:
+    """List the domains with their tools (reads/writes) and policy predicates."""
+    from domains import available, load_domain
+
+    for name in available():
+        d = load_domain(name)
+        reads = sum(1 for t in d.tools if t.kind == "read")
+        writes = sum(1 for t in d.tools if t.kind == "write")
+        other = len(d.tools) - reads - writes
+        extra = f", {len(d.user_tools)} customer-side" if d.user_tools else ""
+        typer.echo(
+            f"{name:<11} {d.title}: {reads} reads, {writes} writes, {other} generic{extra}; "
+            f"{len(d.predicates)} predicates; clock {d.clock}"
+        )
+        typer.echo("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
+
+
+@app.command()
+def run(
+    script: Optional[Path] = typer.Option(None, "--script", "-s", help="Scripted conversation (JSON)."),
+    domain: Optional[str] = typer.Option(None, "--domain", "-d", help="Domain (default: the script's)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Run a task of the domain instead of a script."),
+    agent: str = typer.Option("scripted", "--agent", help="scripted (with --script) or gold (with --task)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
+    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trajectory file (JSONL) to write."),
+    dump_db: Optional[Path] = typer.Option(None, "--dump-db", help="Write the final database as JSON here."),
+    no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files)."),
+) -> None:
+    """Run a scripted session (or a task with the gold agent) through the loop, gate and environment."""
+    from domains import load_domain
+
+    _check_mode(mode)
+    if script is None and task is None:
+        raise LedgerTuiError("Pass --script FILE for a scripted session, or --task ID --agent gold for a task.")
+    if script is not None:
+        asyncio.run(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps))
+        return
+    if agent != "gold":
+        raise LedgerTuiError(f"--task runs with --agent gold (got {agent!r}); use `ledger-tui eval` for model agents.")
+    if domain is None:
+        raise LedgerTuiError("Pass --domain with --task (e.g. --domain airline --task 3).")
+    d = load_domain(domain)
+    asyncio.run(_run_gold(d, task, db, mode, out, dump_db))
+
+
+async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps) -> None:
+    from domains import load_domain
+    from ledger_tui.engine.models import ScriptedModel
+    from ledger_tui.engine.script import load_script, run_script
+    from ledger_tui.engine.session import Session
+
+    script = load_script(script_path)
+    if domain_name and domain_name != script.domain:
+        raise ScriptError(f"Script {script_path.name} is for domain {script.domain!r}, not {domain_name!r}; drop --domain or pick another script.")
+    d = load_domain(script.domain)
+    out = out or _default_out(d.name, Path(script_path).stem)
+    model = ScriptedModel(name="scripted")
+    session = Session(d, model, mode, db_path=db, out=out, timestamps=timestamps)  # type: ignore[arg-type]
+    problem: LedgerTuiError | None = None
+    try:
+        async for _ in session.start():
+            pass
+        try:
+            async for _ in run_script(session, script, model):
+                pass
+        except LedgerTuiError as exc:
+            problem = exc
+        async for _ in session.end("script error" if problem else "script finished"):
+            pass
+    finally:
+        session.close()
+    for line in _summary(session, out):
+        typer.echo(line)
+    if dump_db:
+        _dump_db(session.env, dump_db)
+        typer.echo(f"db dump   {dump_db}")
+    if problem:
+        raise LedgerTuiError(f"{problem} (the trajectory up to this point is saved in {out})")
+
+
+async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
+    from ledger_tui.engine.gold import run_gold
+    from ledger_tui.engine.tasks import load_tasks
+
+    tasks = {t.id: t for t in load_tasks(d.tasks_path)}
+    if task_id not in tasks:
+        sample = ", ".join(list(tasks)[:8])
+        raise TaskError(f"Domain {d.name} has no task {task_id!r}; known ids include: {sample}.")
+    task = tasks[task_id]
+    out = out or _default_out(d.name, f"task{task_id}-gold")
+    report = await run_gold(d, task, mode=mode, db_path=db, out=out)  # type: ignore[arg-type]
+    from ledger_tui.engine.fold import fold
+
+    t = fold(report.events).totals
+    typer.echo(f"session   {out}")
+    typer.echo(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
+    typer.echo(f"calls     {t.reads} reads, {t.writes} writes; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
+    typer.echo(f"db        {report.final_digest}")
+    typer.echo(f"gold db   {report.gold_digest}")
+    typer.echo(f"result    {'PASS' if report.passed else 'FAIL'}")
+    for p in report.problems:
+        typer.echo(f"  - {p}")
+    if dump_db:
+        _dump_db(report.env, dump_db)
+        typer.echo(f"db dump   {dump_db}")
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def why(
+    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl)."),
+    step: Optional[int] = typer.Option(None, "--step", "-n", help="Explain the gate decision at this step only."),
+    all_decisions: bool = typer.Option(False, "--all", help="Explain ALLOWs too."),
+) -> None:
+    """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
+    from ledger_tui.engine.events import GateDecided, Verdict
+    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.explain import decisions, explain_decision
+
+    loaded = read_trajectory(trajectory)
+    for w in loaded.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    policy = _policy_for(loaded.started.domain if loaded.started else None)
+    if step is not None:
+        chosen = [e for e in loaded.events if isinstance(e, GateDecided) and e.seq == step]
+        if not chosen:
+            steps = [str(e.seq) for e in loaded.events if isinstance(e, GateDecided)]
+            raise LedgerTuiError(
+                f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
+            )
+    else:
+        verdicts = tuple(Verdict) if all_decisions else (Verdict.REVISE, Verdict.BLOCK)
+        chosen = decisions(loaded.events, verdicts)
+    if not chosen:
+        typer.echo("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
+        return
+    for i, event in enumerate(chosen):
+        if i:
+            typer.echo("")
+        for line in explain_decision(event, policy):
+            typer.echo(line)
+
+
+@app.command()
+def play(
+    domain: str = typer.Option(..., "--domain", "-d", help="The domain to play the customer against."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (default: $OPENAI_MODEL)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
+    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
+    db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: sessions/)."),
+    no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call."),
+) -> None:
+    """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
+    import os
+
+    from domains import load_domain
+    from ledger_tui.engine.models import OpenAIModel
+
+    _check_mode(mode)
+    d = load_domain(domain)
+    agent_model = None
+    if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
+        agent_model = OpenAIModel(model=model, base_url=base_url, api_key=api_key)
+    out = out or _default_out(d.name, "play")
+    from ledger_tui.ui.launch import play as launch_play
+
+    launch_play(d, agent_model, mode, db, out)
+
+
+@app.command()
+def replay(
+    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl), e.g. one under sessions/."),
+    step: Optional[int] = typer.Option(None, "--step", "-n", help="Open at this step."),
+) -> None:
+    """Step through a saved trajectory: conversation, ledger and gate log as of each step."""
+    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.ui.launch import replay as launch_replay
+
+    read_trajectory(trajectory)  # fail here, in one sentence, if the file is unusable
+    launch_replay(trajectory, step)
+
+
+def _policy_for(domain: str | None) -> str | None:
+    if not domain:
+        return None
+    try:
+        from domains import load_domain
+
+        return load_domain(domain).policy
+    except LedgerTuiError:
+        return None
+
+
+def main() -> None:
+    try:
+        app()
+    except LedgerTuiError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("interrupted; everything recorded so far is saved.", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""The domain contract: what a folder under `domains/` declares so the engine can run it.
+
+A domain is declarative where it can be: a table of tools (name, kind, argument model, effect, path
+map or touched paths), a list of predicates each naming its clause and the paths it reads, the
+statements the gate may take from what the customer said, a clock, a policy text and tasks.
+Reading one domain folder shows its whole policy surface.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+
+from pydantic import BaseModel
+
+from ledger_tui.engine.errors import DatabaseError
+from ledger_tui.engine.serialize import digest
+
+if TYPE_CHECKING:
+    from ledger_tui.engine.events import SuggestedCall
+    from ledger_tui.engine.gate import Predicate
+
+ToolKind = Literal["read", "write", "generic"]
+PathMap = Callable[[dict[str, Any], Any], Iterable[tuple[str, Any]]]
+Touches = tuple[str, ...] | Callable[[dict[str, Any]], Iterable[str]]
+
+
+class ToolError(Exception):
+    """A tool refused the call; the model reads `Error: <message>`."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool, as the model sees it and as the environment runs it.
+
+    `run(db, args)` gets the validated argument model and returns the raw result (a record, list,
+    dict or text), or raises `ToolError`. For reads, `absorbs(arguments, result)` yields the
+    `(path, value)` pairs the ledger records (values are plain JSON). For writes, `touches` lists
+    the path templates (over the arguments: `reservations.{reservation_id}`; `prefix.*` for a whole
+    subtree) that a successful call makes stale. `identifies` returns the customer id a successful
+    read authenticates, if it is an identification tool.
+    """
+
+    name: str
+    kind: ToolKind
+    args: type[BaseModel]
+    run: Callable[[Any, Any], Any]
+    description: str
+    absorbs: PathMap | None = None
+    touches: Touches = ()
+    identifies: Callable[[dict[str, Any], Any], str | None] | None = None
+    requestor: Literal["assistant", "user"] = "assistant"
+
+    def touched_paths(self, arguments: dict[str, Any]) -> list[str]:
+        if callable(self.touches):
+            return list(self.touches(arguments))
+        out = []
+        for template in self.touches:
+            try:
+                out.append(template.format(**{k: v for k, v in arguments.items()}))
+            except (KeyError, IndexError, ValueError):
+                out.append(template.split("{", 1)[0].rstrip(".") + ".*")
+        return out
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool schema for this tool."""
+        params = self.args.model_json_schema()
+        params.pop("title", None)
+        params.setdefault("properties", {})
+        params.setdefault("type", "object")
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A fact the customer can *say* that no read returns (a reason, a request, being abroad).
+
+    `extract(message)` returns a value or None; the engine records it under `said.<key>` with origin
+    "stated", so the gate can see it but never confuses it with observed evidence.
+    """
+
+    key: str
+    description: str
+    extract: Callable[[str], Any]
+
+
+def keyword_statement(key: str, description: str, table: dict[str, Iterable[str]]) -> Statement:
+    """A statement whose value is the first label of `table` whose keywords occur in the message."""
+    compiled = {
+        label: re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
+        for label, words in table.items()
+    }
+
+    def extract(message: str) -> str | None:
+        for label, rx in compiled.items():
+            if rx.search(message):
+                return label
+        return None
+
+    return Statement(key, description, extract)
+
+
+@dataclass
+class Domain:
+    name: str
+    title: str
+    folder: Path
+    db_model: type[BaseModel]
+    tools: list[Tool]
+    predicates: list["Predicate"]
+    clock: str
+    statements: list[Statement] = field(default_factory=list)
+    user_tools: list[Tool] = field(default_factory=list)
+    # Hooks for domains that need more than one pydantic db in one JSON file (telecom).
+    load_db_hook: Callable[[Path | None], Any] | None = None
+    digests_hook: Callable[[Any], tuple[str, str | None]] | None = None
+    sync: Callable[[Any], None] | None = None
+    # Apply a task's `initial_state` (initialization_data / initialization_actions) to a fresh db.
+    init_task: Callable[[Any, Any], None] | None = None
+    # The read call that identifies the customer, given what the gate knows (for hints/gold agent).
+    identify_hint: Callable[[dict[str, Any]], "SuggestedCall | None"] | None = None
+    # (path pattern, read tool) pairs: which read supplies a path, e.g.
+    # ("reservations.{reservation_id}", "get_reservation_details"). Used for REVISE hints.
+    sources: list[tuple[str, str]] = field(default_factory=list)
+    _raw_cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ lookups
+    def tool(self, name: str, requestor: str = "assistant") -> Tool | None:
+        pool = self.user_tools if requestor == "user" else self.tools
+        for t in pool:
+            if t.name == name:
+                return t
+        return None
+
+    def kind(self, name: str, requestor: str = "assistant") -> str:
+        t = self.tool(name, requestor)
+        return t.kind if t else "unknown"
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return [t.schema() for t in self.tools]
+
+    @property
+    def policy_path(self) -> Path:
+        return self.folder / "policy.md"
+
+    @property
+    def policy(self) -> str:
+        return self.policy_path.read_text(encoding="utf-8")
+
+    @property
+    def tasks_path(self) -> Path:
+        return self.folder / "tasks.json"
+
+    @property
+    def db_path(self) -> Path:
+        return self.folder / "db.json"
+
+    # ------------------------------------------------------------------ database
+    def load_db(self, path: Path | None = None) -> Any:
+        """A fresh, private copy of the domain database (the shipped one, or `path`)."""
+        if self.load_db_hook is not None:
+            return self.load_db_hook(path)
+        source = Path(path) if path else self.db_path
+        key = str(source.resolve())
+        raw = self._raw_cache.get(key)
+        if raw is None:
+            try:
+                raw = json.loads(source.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
+            except json.JSONDecodeError as exc:
+                raise DatabaseError(
+                    f"Database file {source} is not valid JSON (line {exc.lineno}); pass a τ²-bench-format db.json."
+                ) from None
+            self._raw_cache[key] = raw
+        try:
+            return self.db_model.model_validate(raw)
+        except Exception as exc:  # pydantic.ValidationError, with a long message
+            first = str(exc).splitlines()[:3]
+            raise DatabaseError(
+                f"Database file {source} does not match the {self.name} schema ({' '.join(first)}); pass a τ²-bench-format db.json."
+            ) from None
+
+    def digests(self, db: Any) -> tuple[str, str | None]:
+        """(agent db digest, user db digest or None), computed as τ²-bench does."""
+        if self.digests_hook is not None:
+            return self.digests_hook(db)
+        return digest(db), None
+
+
+def clause_text(policy: str, clause: str) -> str:
+    """The policy paragraph tagged `[clause]` in policy.md (the tag starts a bullet or paragraph)."""
+    tag = f"[{clause}]"
+    lines = policy.splitlines()
+    for i, line in enumerate(lines):
+        if tag in line:
+            out = [line.strip()]
+            for nxt in lines[i + 1 :]:
+                s = nxt.strip()
+                if not s or s.startswith(("-", "*", "#")) or re.match(r"^\d+\.", s) or "[" in s[:3]:
+                    break
+                out.append(s)
+            return " ".join(out).lstrip("-* ").replace(f"**{tag}**", tag)
+    return ""

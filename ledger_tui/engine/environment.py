@@ -1,0 +1,68 @@
+"""The environment: a private copy of a domain's database and the tools that act on it.
+
+Bad calls never raise out of here: an unknown tool, arguments that do not validate, or a tool that
+refuses all come back as an error result the model reads (`Error: …`), as in τ²-bench.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ledger_tui.engine.domain import Domain, Tool
+from ledger_tui.engine.events import ToolCall
+from ledger_tui.engine.serialize import jsonable, tool_text
+
+
+@dataclass(frozen=True)
+class Outcome:
+    content: str
+    error: bool
+    value: Any = None  # the raw return of a successful call (for the ledger's path map)
+    tool: Tool | None = None
+
+
+class Environment:
+    def __init__(self, domain: Domain, db: Any | None = None, db_path: Path | None = None) -> None:
+        self.domain = domain
+        self.db = db if db is not None else domain.load_db(db_path)
+        if domain.sync is not None:
+            domain.sync(self.db)
+
+    def execute(self, call: ToolCall) -> Outcome:
+        requestor = "user" if call.requestor == "user" else "assistant"
+        tool = self.domain.tool(call.name, requestor)
+        if tool is None:
+            if requestor == "user" and not self.domain.user_tools:
+                return Outcome("Error: user tools are not available in this domain", True)
+            return Outcome(f"Error: Tool '{call.name}' not found.", True)
+        try:
+            args = tool.args.model_validate(call.arguments)
+        except ValidationError as exc:
+            lines = [
+                f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:6]
+            ]
+            return Outcome(f"Error: invalid arguments for {call.name}: " + "; ".join(lines), True, tool=tool)
+        try:
+            value = tool.run(self.db, args)
+        except Exception as exc:  # ToolError and anything a tool raises: the model reads it
+            return Outcome(f"Error: {exc}", True, tool=tool)
+        if self.domain.sync is not None:
+            try:
+                self.domain.sync(self.db)
+            except Exception as exc:
+                return Outcome(f"Error: {exc}", True, tool=tool)
+        return Outcome(tool_text(value), False, value=value, tool=tool)
+
+    def absorbed(self, call: ToolCall, outcome: Outcome) -> list[tuple[str, Any]]:
+        """The (path, value) pairs a successful read contributes to the ledger."""
+        tool = outcome.tool
+        if outcome.error or tool is None or tool.kind != "read" or tool.absorbs is None:
+            return []
+        return list(tool.absorbs(call.arguments, jsonable(outcome.value)))
+
+    def digests(self) -> tuple[str, str | None]:
+        return self.domain.digests(self.db)

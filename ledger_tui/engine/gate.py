@@ -1,0 +1,341 @@
+"""The policy gate: executable predicates over the ledger, checked before any write runs.
+
+`evaluate` turns one proposed call into a `GateDecision`: ALLOW (run it), REVISE (recoverable:
+the model gets feedback and tries again) or BLOCK (refuse). Every predicate that ran is recorded
+with the ledger paths and values it read, so "why was this blocked?" is answered from the record.
+
+The gate fails closed: an unknown tool, arguments it cannot validate, or a predicate that raises
+all stop the call. Evidence that is missing or stale is a REVISE whose hint is the read call that
+would supply it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from pydantic import BaseModel, ValidationError
+
+from ledger_tui.engine.events import (
+    EvidenceRead,
+    GateDecision,
+    PredicateResult,
+    SuggestedCall,
+    ToolCall,
+    Verdict,
+)
+from ledger_tui.engine.ledger import STATED_PREFIX, Ledger
+
+if TYPE_CHECKING:
+    from ledger_tui.engine.domain import Domain
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """What the gate knows about the conversation besides the ledger."""
+
+    now: str
+    user_id: str | None = None
+    identified: tuple[str, ...] = ()
+    last_user_message: str = ""
+    last_assistant_text: str = ""  # the agent's last text before the customer's latest message
+    user_messages: tuple[str, ...] = ()
+    assistant_texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Failure:
+    reason: str
+    hint: str = ""
+    call: SuggestedCall | None = None
+    verdict: Verdict | None = None  # overrides the predicate's default verdict
+
+
+class MissingEvidence(Exception):
+    """Raised by `GateContext.read` when a path is absent or stale: the gate answers REVISE."""
+
+    def __init__(self, path: str, stale: bool) -> None:
+        super().__init__(path)
+        self.path = path
+        self.stale = stale
+
+
+@dataclass
+class GateContext:
+    """What one predicate sees. Every read goes through here so it lands in the evidence."""
+
+    call: ToolCall
+    args: BaseModel
+    ledger: Ledger
+    session: SessionContext
+    domain: "Domain"
+    reads: list[EvidenceRead] = field(default_factory=list)
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self.call.arguments
+
+    def _record(self, path: str) -> EvidenceRead:
+        entry = self.ledger.get(path)
+        if entry is None:
+            ev = EvidenceRead(path=path, present=False)
+        else:
+            ev = EvidenceRead(
+                path=path,
+                value=entry.value,
+                stale=entry.stale,
+                origin=entry.origin,
+                source_seq=entry.source_seq,
+                source_call=entry.source_call,
+            )
+        self.reads.append(ev)
+        return ev
+
+    def read(self, path: str) -> Any:
+        """An observed, fresh value; raises MissingEvidence (→ REVISE "read it first") otherwise."""
+        if path.startswith(STATED_PREFIX):
+            raise ValueError("stated facts are read with ctx.stated(), never as evidence")
+        ev = self._record(path)
+        if not ev.present or ev.stale or ev.origin != "observed":
+            raise MissingEvidence(path, stale=ev.stale)
+        return ev.value
+
+    def peek(self, path: str, default: Any = None) -> Any:
+        """An observed value if present and fresh, else `default` (no REVISE)."""
+        ev = self._record(path)
+        if not ev.present or ev.stale or ev.origin != "observed":
+            return default
+        return ev.value
+
+    def observed_paths(self, prefix: str) -> list[str]:
+        return sorted(p for p, e in self.ledger.items() if p.startswith(prefix) and e.origin == "observed")
+
+    def stated(self, key: str) -> Any:
+        """What the customer said (`said.<key>`), or None. Recorded as stated evidence."""
+        path = key if key.startswith(STATED_PREFIX) else STATED_PREFIX + key
+        ev = self._record(path)
+        return ev.value if ev.present else None
+
+    def context(self, name: str, value: Any) -> Any:
+        """Record a session-context fact (e.g. the customer's latest message) as evidence."""
+        self.reads.append(EvidenceRead(path=f"context.{name}", value=value, origin="context"))
+        return value
+
+    def user_id(self) -> str | None:
+        return self.context("user_id", self.session.user_id)
+
+    @staticmethod
+    def fail(
+        reason: str, hint: str = "", call: SuggestedCall | None = None, verdict: Verdict | None = None
+    ) -> Failure:
+        return Failure(reason, hint, call, verdict)
+
+
+Check = Callable[[GateContext], "Failure | None"]
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """One executable policy clause.
+
+    `tools` names the tools it guards (None: every write). `reads` documents the ledger path
+    templates it consults. `on_fail` is its verdict when `check` returns a Failure.
+    """
+
+    name: str
+    clause: str
+    on_fail: Verdict
+    check: Check
+    tools: frozenset[str] | None = None
+    reads: tuple[str, ...] = ()
+    description: str = ""
+
+    def applies(self, tool_name: str, kind: str) -> bool:
+        if self.tools is None:
+            return kind == "write"
+        return tool_name in self.tools
+
+
+def predicate(
+    name: str,
+    *,
+    clause: str,
+    on_fail: Verdict,
+    tools: Iterable[str] | None = None,
+    reads: Iterable[str] = (),
+) -> Callable[[Check], Predicate]:
+    """Decorator: turn `def check(ctx) -> Failure | None` into a Predicate (docstring = description)."""
+
+    def wrap(fn: Check) -> Predicate:
+        return Predicate(
+            name=name,
+            clause=clause,
+            on_fail=on_fail,
+            check=fn,
+            tools=None if tools is None else frozenset(tools),
+            reads=tuple(reads),
+            description=(fn.__doc__ or "").strip(),
+        )
+
+    return wrap
+
+
+def guarded(domain: "Domain", call: ToolCall) -> bool:
+    """Does this call go through the gate? Writes always; other tools if a predicate names them."""
+    if call.requestor == "user":
+        return False
+    kind = domain.kind(call.name, call.requestor)
+    if kind in ("write", "unknown"):
+        return True
+    return any(p.tools is not None and call.name in p.tools for p in domain.predicates)
+
+
+_SEVERITY = {Verdict.ALLOW: 0, Verdict.REVISE: 1, Verdict.BLOCK: 2}
+
+
+def evaluate(
+    call: ToolCall,
+    domain: "Domain",
+    ledger: Ledger,
+    session: SessionContext,
+    predicates: Iterable[Predicate] | None = None,
+) -> GateDecision:
+    """The gate: every applicable predicate, evaluated; the most severe failure decides."""
+    tool = domain.tool(call.name, call.requestor)
+    if tool is None:
+        result = PredicateResult(
+            name="known_tool",
+            clause="general.known-tools",
+            passed=False,
+            verdict_on_fail=Verdict.BLOCK,
+            reason=f"{call.name!r} is not a tool of the {domain.name} domain; the gate does not run what it cannot check.",
+            hint="Use one of the domain's tools.",
+        )
+        return _decide(call, [result])
+    try:
+        args = tool.args.model_validate(call.arguments)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:4]
+        )
+        result = PredicateResult(
+            name="valid_arguments",
+            clause="general.arguments",
+            passed=False,
+            verdict_on_fail=Verdict.REVISE,
+            reason=f"The arguments of {call.name} are not valid ({problems}).",
+            hint=f"Call {call.name} again with arguments that match its schema.",
+        )
+        return _decide(call, [result])
+
+    results: list[PredicateResult] = []
+    for p in domain.predicates if predicates is None else predicates:
+        if not p.applies(call.name, tool.kind):
+            continue
+        ctx = GateContext(call=call, args=args, ledger=ledger, session=session, domain=domain)
+        try:
+            failure = p.check(ctx)
+        except MissingEvidence as missing:
+            suggested = suggest_read(domain, missing.path, session)
+            what = "is stale (changed since it was read)" if missing.stale else "has not been read"
+            how = f"Call {suggested.signature()} first." if suggested else f"Read {missing.path} first."
+            failure = Failure(
+                reason=f"{p.name}: {missing.path} {what}.",
+                hint=how,
+                call=suggested,
+                verdict=Verdict.REVISE,
+            )
+        except Exception as exc:  # fail closed: a predicate that cannot evaluate stops the call
+            results.append(
+                PredicateResult(
+                    name=p.name,
+                    clause=p.clause,
+                    passed=False,
+                    verdict_on_fail=Verdict.BLOCK,
+                    reason=f"{p.name} could not be evaluated ({type(exc).__name__}: {exc}); the call is not executed.",
+                    hint="Fix the predicate or the evidence it reads.",
+                    reads=list(ctx.reads),
+                    error=True,
+                )
+            )
+            continue
+        if failure is None:
+            results.append(
+                PredicateResult(
+                    name=p.name, clause=p.clause, passed=True, verdict_on_fail=p.on_fail, reads=list(ctx.reads)
+                )
+            )
+        else:
+            results.append(
+                PredicateResult(
+                    name=p.name,
+                    clause=p.clause,
+                    passed=False,
+                    verdict_on_fail=failure.verdict or p.on_fail,
+                    reason=failure.reason,
+                    hint=failure.hint,
+                    suggested_call=failure.call,
+                    reads=list(ctx.reads),
+                )
+            )
+    return _decide(call, results)
+
+
+def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
+    failed = [r for r in results if not r.passed]
+    if not failed:
+        return GateDecision(call=call, verdict=Verdict.ALLOW, reason="All policy checks passed.", predicates=results)
+    worst = max(_SEVERITY[r.verdict_on_fail] for r in failed)
+    verdict = next(v for v, s in _SEVERITY.items() if s == worst)
+    deciding = [r for r in failed if r.verdict_on_fail == verdict]
+    hints = []
+    for r in deciding:
+        if r.hint and r.hint not in hints:
+            hints.append(r.hint)
+    suggested: list[SuggestedCall] = []
+    for r in deciding:
+        if r.suggested_call and r.suggested_call not in suggested:
+            suggested.append(r.suggested_call)
+    return GateDecision(
+        call=call,
+        verdict=verdict,
+        reason=" ".join(r.reason for r in deciding),
+        hint=" ".join(hints),
+        suggested_calls=suggested,
+        predicates=results,
+    )
+
+
+def suggest_read(domain: "Domain", path: str, session: SessionContext) -> SuggestedCall | None:
+    """The read call that would put `path` in the ledger, from the domain's declared sources."""
+    for pattern, tool_name in getattr(domain, "sources", []):
+        args = _match_pattern(pattern, path)
+        if args is not None:
+            return SuggestedCall(name=tool_name, arguments=args)
+    return None
+
+
+_PATTERN_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _match_pattern(pattern: str, path: str) -> dict[str, str] | None:
+    rx = _PATTERN_CACHE.get(pattern)
+    if rx is None:
+        parts = re.split(r"(\{[a-z_]+\})", pattern)
+        regex = "".join(
+            f"(?P<{p[1:-1]}>.+?)" if p.startswith("{") else re.escape(p) for p in parts
+        )
+        rx = _PATTERN_CACHE[pattern] = re.compile("^" + regex + "$")
+    m = rx.match(path)
+    return None if m is None else m.groupdict()
+
+
+def feedback(decision: GateDecision) -> str:
+    """The tool message the model reads when the gate stops a call."""
+    if decision.verdict == Verdict.REVISE:
+        text = f"POLICY GATE: REVISE. {decision.call.name} was not executed. {decision.reason}"
+        if decision.hint:
+            text += f" To proceed: {decision.hint}"
+        return text
+    return f"POLICY GATE: BLOCK. {decision.call.name} is not allowed and was not executed. {decision.reason}"

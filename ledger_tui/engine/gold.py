@@ -1,0 +1,272 @@
+"""The gold agent: an offline agent that solves a task from its gold actions, through the gate.
+
+It sends the task's opening message as the customer, then works through the gold actions: reads
+and generic calls are made directly; each write is proposed and, on REVISE, the gold agent does what
+the gate asks (the suggested read calls; or it lists the call's details and the gold customer says
+yes) and retries. Customer-side actions (dual control) are performed by the gold customer. In a
+refusal task the forbidden write is attempted last and must be stopped with the expected verdict.
+
+A task passes when every gold write was ALLOWED and executed, the final db digest equals the digest
+of the gold actions applied directly to a fresh db, and (refusal tasks) the forbidden write got the
+expected verdict from the expected predicate.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.environment import Environment
+from ledger_tui.engine.events import Event, GateDecided, GateDecision, ToolCall, ToolResult, Verdict
+from ledger_tui.engine.models import FunctionModel, ModelTurn
+from ledger_tui.engine.session import Mode, Session
+from ledger_tui.engine.tasks import Action, Task
+
+YES = "Yes, please go ahead."
+MAX_ATTEMPTS = 8
+CONFIRMATION_PREDICATES = ("explicit_confirmation",)
+
+
+def fresh_environment(domain: Domain, task: Task | None = None, db_path: Path | None = None) -> Environment:
+    env = Environment(domain, db_path=db_path)
+    if task is not None and task.initial_state and domain.init_task is not None:
+        domain.init_task(env.db, task)
+        if domain.sync is not None:
+            domain.sync(env.db)
+    return env
+
+
+def gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -> tuple[str, str | None]:
+    """Digests after applying the task's gold actions directly (failing ones change nothing)."""
+    env = fresh_environment(domain, task, db_path)
+    for i, action in enumerate(task.gold_actions):
+        env.execute(ToolCall(id=f"gold_{i}", name=action.name, arguments=action.arguments, requestor=action.requestor))
+    return env.digests()
+
+
+@dataclass
+class ActionOutcome:
+    action: Action
+    verdict: Verdict | None = None  # last gate verdict (None: not gated)
+    executed: bool = False
+    error: bool = False
+    failed_predicates: list[str] = field(default_factory=list)
+    decision: GateDecision | None = None
+
+
+class GoldAgent:
+    """Decides each model turn from the task plan and the session's recorded events."""
+
+    def __init__(self, domain: Domain, task: Task) -> None:
+        self.domain = domain
+        self.task = task
+        plan: list[Action] = list(task.gold_actions)
+        if task.is_refusal and task.ledger_tui.forbidden_action is not None:
+            plan.append(task.ledger_tui.forbidden_action)
+        self.plan: deque[Action] = deque(plan)
+        self.session: Session | None = None
+        self.current: Action | None = None
+        self.current_call_id: str | None = None
+        self.attempts = 0
+        self.retry_next = False
+        self.awaiting_yes = False
+        self.customer_todo: list[Action] = []
+        self.finished = False
+        self.outcomes: list[ActionOutcome] = []
+        self.problems: list[str] = []
+        self._ids = 0
+
+    # -------------------------------------------------------------- helpers
+    def _id(self) -> str:
+        self._ids += 1
+        return f"gold_{self._ids}"
+
+    def _call(self, action: Action) -> ToolCall:
+        return ToolCall(id=self._id(), name=action.name, arguments=action.arguments)
+
+    def _find(self, call_id: str) -> tuple[GateDecision | None, ToolResult | None]:
+        assert self.session is not None
+        decision = result = None
+        for event in reversed(self.session.events):
+            if isinstance(event, ToolResult) and event.call_id == call_id and result is None:
+                result = event
+            elif isinstance(event, GateDecided) and event.decision.call.id == call_id:
+                decision = event.decision
+                break
+        return decision, result
+
+    def _propose(self) -> ModelTurn:
+        assert self.current is not None
+        call = self._call(self.current)
+        self.current_call_id = call.id
+        return ModelTurn(tool_calls=(call,))
+
+    def resolve(self) -> None:
+        """Settle the current write from what the session recorded about its last proposal."""
+        if self.current is None or self.current_call_id is None or self.retry_next:
+            return
+        decision, result = self._find(self.current_call_id)
+        if result is None and decision is None:
+            return
+        outcome = ActionOutcome(self.current, decision=decision)
+        if decision is not None:
+            outcome.verdict = decision.verdict
+            outcome.failed_predicates = [p.name for p in decision.failed()]
+        if result is not None:
+            outcome.executed = result.executed
+            outcome.error = result.error
+        if decision is not None and decision.verdict == Verdict.REVISE:
+            self.attempts += 1
+            if self.attempts >= MAX_ATTEMPTS:
+                self.problems.append(f"{self.current.name}: still REVISE after {self.attempts} attempts ({decision.reason})")
+                self._settle(outcome)
+                return
+            if decision.suggested_calls:
+                self.retry_next = True
+                self._pending = ModelTurn(
+                    tool_calls=tuple(
+                        ToolCall(id=self._id(), name=s.name, arguments=s.arguments) for s in decision.suggested_calls
+                    )
+                )
+                return
+            if any(name in CONFIRMATION_PREDICATES for name in outcome.failed_predicates):
+                self.retry_next = True
+                self.awaiting_yes = True
+                self._pending = ModelTurn(
+                    text=f"To confirm, I am about to run {self._call(self.current).signature()}. Shall I proceed?"
+                )
+                return
+            self.problems.append(f"{self.current.name}: REVISE the gold agent cannot act on ({decision.reason})")
+            self._settle(outcome)
+            return
+        self._settle(outcome)
+
+    def _settle(self, outcome: ActionOutcome) -> None:
+        self.outcomes.append(outcome)
+        self.current = None
+        self.current_call_id = None
+        self.attempts = 0
+
+    # -------------------------------------------------------------- the model
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
+        self.resolve()
+        if self.retry_next:
+            pending = getattr(self, "_pending", None)
+            if pending is not None:
+                self._pending = None
+                if not pending.tool_calls:  # a question to the customer: the turn ends here
+                    return pending
+                return pending
+            self.retry_next = False
+            self.awaiting_yes = False
+            return self._propose()
+        if self.current is not None:
+            return self._propose()
+        while self.plan:
+            action = self.plan.popleft()
+            if action.requestor == "user":
+                self.customer_todo.append(action)
+                return ModelTurn(text=f"Please do this on your device: {self._call(action).signature()}.")
+            kind = self.domain.kind(action.name)
+            if kind == "write" or (kind != "read" and self._gated(action.name)):
+                self.current = action
+                self.attempts = 0
+                return self._propose()
+            self.outcomes.append(ActionOutcome(action, executed=True))
+            return ModelTurn(tool_calls=(self._call(action),))
+        self.finished = True
+        facts = self.task.evaluation_criteria.communicate_info or []
+        text = "Everything you asked for is done."
+        if facts:
+            text += " For your information: " + "; ".join(facts) + "."
+        return ModelTurn(text=text)
+
+    def _gated(self, name: str) -> bool:
+        return any(p.tools is not None and name in p.tools for p in self.domain.predicates)
+
+
+@dataclass
+class GoldReport:
+    task_id: str
+    passed: bool
+    problems: list[str]
+    outcomes: list[ActionOutcome]
+    decisions: list[GateDecision]
+    final_digest: str
+    gold_digest: str
+    events: list[Event]
+    env: Environment
+
+
+async def run_gold(
+    domain: Domain,
+    task: Task,
+    *,
+    mode: Mode = "full",
+    db_path: Path | None = None,
+    out: Path | None = None,
+    max_customer_turns: int = 40,
+) -> GoldReport:
+    agent = GoldAgent(domain, task)
+    session = Session(
+        domain,
+        FunctionModel(agent, name="gold"),
+        mode,
+        env=fresh_environment(domain, task, db_path),
+        out=out,
+        task_id=task.id,
+        max_revisions=MAX_ATTEMPTS * max(1, len(agent.plan)),
+        timestamps=out is not None,
+    )
+    agent.session = session
+    async for _ in session.start():
+        pass
+    opening = task.ledger_tui.opening or task.user_scenario.text() or "Hello."
+    async for _ in session.user_says(opening):
+        pass
+    for _ in range(max_customer_turns):
+        agent.resolve()
+        if agent.finished or (not agent.plan and agent.current is None and not agent.customer_todo and not agent.retry_next):
+            break
+        if agent.customer_todo:
+            for action in agent.customer_todo:
+                async for _ in session.customer_action(action.name, action.arguments):
+                    pass
+            agent.customer_todo = []
+            reply = "Done, I did that on my phone."
+        elif agent.awaiting_yes:
+            reply = YES
+        else:
+            reply = "Please continue."
+        async for _ in session.user_says(reply):
+            pass
+    async for _ in session.end("gold agent finished"):
+        pass
+
+    problems = list(agent.problems)
+    for outcome in agent.outcomes:
+        name = outcome.action.name
+        is_forbidden = task.is_refusal and outcome.action is task.ledger_tui.forbidden_action
+        if is_forbidden:
+            expected = Verdict(task.ledger_tui.expected_verdict)
+            if outcome.verdict != expected:
+                problems.append(f"forbidden {name}: expected {expected.value}, got {outcome.verdict.value if outcome.verdict else 'no gate decision'}")
+            want = task.ledger_tui.expected_predicate
+            if want and want not in outcome.failed_predicates:
+                problems.append(f"forbidden {name}: expected predicate {want!r} to fail, failed: {outcome.failed_predicates}")
+        elif domain.kind(name) == "write" and outcome.action.requestor == "assistant":
+            if outcome.verdict not in (None, Verdict.ALLOW) or not outcome.executed:
+                problems.append(f"gold write {name} was not allowed ({outcome.verdict.value if outcome.verdict else 'not run'})")
+            elif outcome.error:
+                problems.append(f"gold write {name} was allowed but the tool returned an error")
+    if task.is_refusal and not any(o.action is task.ledger_tui.forbidden_action for o in agent.outcomes):
+        problems.append("the forbidden action was never attempted")
+    final, _ = session.env.digests()
+    gold, _ = gold_digests(domain, task, db_path)
+    if final != gold:
+        problems.append("final db digest differs from the gold actions applied directly")
+    decisions = [e.decision for e in session.events if isinstance(e, GateDecided)]
+    return GoldReport(task.id, not problems, problems, agent.outcomes, decisions, final, gold, session.events, session.env)

@@ -1,0 +1,195 @@
+"""Models share one small async protocol: messages + tool schemas in, one assistant turn out.
+
+- `OpenAIModel`: the real client (`openai.AsyncOpenAI`) for any OpenAI-compatible server.
+- `ScriptedModel`: a queue of turns, for scripted sessions, tests and demos.
+- `FunctionModel`: a Python function decides each turn (offline agents such as the gold agent).
+- `ReplayModel`: re-emits the model turns of a saved trajectory, so it can be re-judged by today's gate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Iterable, Protocol
+
+from ledger_tui.engine.errors import (
+    EndpointUnreachableError,
+    MissingApiKeyError,
+    ModelError,
+    ScriptExhaustedError,
+)
+from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
+
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelTurn:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    # call id -> why its arguments could not be used (broken JSON, not an object); the loop
+    # answers those calls with a tool error instead of running them.
+    malformed: dict[str, str] = field(default_factory=dict)
+
+
+class Model(Protocol):
+    name: str
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, deterministic token estimate (about four characters a token)."""
+    return (len(text) + 3) // 4
+
+
+def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a JSON object, or ({}, reason) when the model sent something else."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(value, dict):
+        return {}, "the arguments must be a JSON object"
+    return value, None
+
+
+class ScriptedModel:
+    """Returns prepared turns in order; asking past the end raises ScriptExhaustedError."""
+
+    def __init__(self, turns: Iterable[ModelTurn] = (), name: str = "scripted") -> None:
+        self.name = name
+        self.queue: deque[ModelTurn] = deque(turns)
+        self.calls = 0
+
+    def extend(self, turns: Iterable[ModelTurn]) -> None:
+        self.queue.extend(turns)
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        self.calls += 1
+        if not self.queue:
+            raise ScriptExhaustedError(
+                "The script has no agent turn left for this point of the conversation; add an agent turn to the script."
+            )
+        turn = self.queue.popleft()
+        if turn.prompt_tokens or turn.completion_tokens:
+            return turn
+        prompt = sum(estimate_tokens(json.dumps(m, default=str)) for m in messages)
+        completion = estimate_tokens(turn.text) + sum(
+            estimate_tokens(json.dumps(c.arguments)) + 8 for c in turn.tool_calls
+        )
+        return ModelTurn(turn.text, turn.tool_calls, prompt, completion, dict(turn.malformed))
+
+
+class FunctionModel:
+    """Each turn is decided by `fn(messages, tools)` (sync or async)."""
+
+    def __init__(
+        self,
+        fn: Callable[[list[Message], list[dict[str, Any]]], ModelTurn | Awaitable[ModelTurn]],
+        name: str = "function",
+    ) -> None:
+        self.fn = fn
+        self.name = name
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        result = self.fn(messages, tools)
+        if hasattr(result, "__await__"):
+            result = await result  # type: ignore[misc]
+        return result  # type: ignore[return-value]
+
+
+class ReplayModel:
+    """Re-emits the assistant turns of a recorded trajectory, in order."""
+
+    def __init__(self, events: Iterable[Event], name: str = "replay") -> None:
+        turns = [
+            ModelTurn(e.text, tuple(e.tool_calls))
+            for e in events
+            if isinstance(e, AssistantMessage) and all(c.requestor == "assistant" for c in e.tool_calls)
+        ]
+        self.inner = ScriptedModel(turns, name=name)
+        self.name = name
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        return await self.inner.complete(messages, tools)
+
+
+class OpenAIModel:
+    """Any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, …)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = 0.0,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        import openai
+
+        self.model = model or os.environ.get("OPENAI_MODEL") or "gpt-4o-mini"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if not self.base_url:
+                raise MissingApiKeyError()
+            key = "not-needed"  # local servers usually ignore the key
+        self.name = self.model
+        self.temperature = temperature
+        self._client = openai.AsyncOpenAI(
+            api_key=key, base_url=self.base_url, timeout=timeout, max_retries=max_retries
+        )
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        import openai
+
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            kwargs["tools"] = tools
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        where = self.base_url or "api.openai.com"
+        try:
+            response = await self._client.chat.completions.create(**kwargs)
+        except openai.AuthenticationError:
+            raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
+        except openai.NotFoundError:
+            raise ModelError(f"The endpoint at {where} does not know model {self.model!r}; pick another with --model.") from None
+        except openai.APITimeoutError:
+            raise EndpointUnreachableError(where, "timed out") from None
+        except openai.APIConnectionError as exc:
+            raise EndpointUnreachableError(where, type(exc.__cause__ or exc).__name__) from None
+        except openai.APIStatusError as exc:
+            raise ModelError(f"The endpoint at {where} answered HTTP {exc.status_code}; try again or check the server.") from None
+        except openai.OpenAIError as exc:
+            raise ModelError(f"The model call failed ({type(exc).__name__}); check --base-url and --model.") from None
+        if not getattr(response, "choices", None):
+            raise ModelError(f"The endpoint at {where} returned no choices; check that it serves chat completions.")
+        message = response.choices[0].message
+        calls: list[ToolCall] = []
+        malformed: dict[str, str] = {}
+        for i, tc in enumerate(message.tool_calls or []):
+            fn = getattr(tc, "function", None)
+            if fn is None:
+                continue
+            call_id = tc.id or f"call_{i}"
+            args, problem = parse_arguments(fn.arguments)
+            if problem:
+                malformed[call_id] = problem
+            calls.append(ToolCall(id=call_id, name=fn.name or "", arguments=args))
+        usage = response.usage
+        return ModelTurn(
+            text=message.content or "",
+            tool_calls=tuple(calls),
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            malformed=malformed,
+        )

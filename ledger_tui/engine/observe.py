@@ -1,0 +1,59 @@
+"""How tool outcomes change the ledger: the only place the engine turns results into entries.
+
+`observe_read` absorbs a successful read (and records who it identified); `observe_write` marks the
+paths a successful write or customer action touched as stale. Failed calls change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.environment import Outcome
+from ledger_tui.engine.events import LedgerUpdated, ToolCall
+from ledger_tui.engine.fold import CURRENT_USER, IDENTIFIED_PREFIX
+from ledger_tui.engine.ledger import Ledger, absorb, mark_stale, state
+from ledger_tui.engine.serialize import jsonable
+
+
+def observe_read(
+    domain: Domain, ledger: Ledger, call: ToolCall, outcome: Outcome, seq: int | None
+) -> tuple[Ledger, list[LedgerUpdated]]:
+    tool = outcome.tool
+    if outcome.error or tool is None or tool.kind != "read":
+        return ledger, []
+    value = jsonable(outcome.value)
+    pairs: list[tuple[str, Any]] = list(tool.absorbs(call.arguments, value)) if tool.absorbs else []
+    if tool.identifies is not None:
+        user_id = tool.identifies(call.arguments, value)
+        if user_id:
+            pairs.append((IDENTIFIED_PREFIX + str(user_id), call.signature()))
+            if ledger.get(CURRENT_USER) is None:
+                pairs.append((CURRENT_USER, str(user_id)))
+    return absorb(ledger, pairs, source_call=call.signature(), source_seq=seq)
+
+
+def observe_write(
+    domain: Domain, ledger: Ledger, call: ToolCall, outcome: Outcome, seq: int | None
+) -> tuple[Ledger, list[LedgerUpdated]]:
+    tool = outcome.tool
+    if outcome.error or tool is None or tool.kind == "read":
+        return ledger, []
+    touched = tool.touched_paths(call.arguments)
+    if not touched:
+        return ledger, []
+    who = "the customer" if call.requestor == "user" else "a write"
+    return mark_stale(ledger, touched, because=f"{call.signature()} by {who}", source_seq=seq)
+
+
+def observe_statements(
+    domain: Domain, ledger: Ledger, message: str, seq: int | None
+) -> tuple[Ledger, list[LedgerUpdated]]:
+    facts = []
+    for st in domain.statements:
+        value = st.extract(message)
+        if value is not None:
+            facts.append((st.key, value))
+    if not facts:
+        return ledger, []
+    return state(ledger, facts, source_call="customer message", source_seq=seq)

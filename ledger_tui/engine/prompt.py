@@ -1,0 +1,72 @@
+"""What the model sees: the policy, the transcript, and (in ledger modes) the rendered ledger.
+
+The ledger block is placed as the last message before every model call, so the transcript prefix
+stays stable between calls and the current state is always nearest the model's answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger_tui.engine.models import Message, estimate_tokens
+
+INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exactly.
+- Use the tools to look things up; never invent records, ids or amounts.
+- Before any action that changes a booking, order, account or record, list its details and get the
+  customer's explicit yes.
+- A policy gate checks every such action. If it answers REVISE, do what it asks (read the record,
+  fix the argument, ask the customer) and try again. If it answers BLOCK, explain to the customer
+  that the action is not allowed.
+- Make at most one change at a time. Reply to the customer in plain text when you need their input.
+"""
+
+LEDGER_NOTE = (
+    "The block below is the current task state: every record you have read, at its canonical path, "
+    "as last observed. Lines marked STALE changed since you read them: read them again before relying "
+    "on them. Facts under [Stated by the customer] were said, not verified."
+)
+
+
+def system_prompt(policy: str) -> str:
+    return f"{INSTRUCTIONS}\n# Policy\n\n{policy}"
+
+
+def build_messages(system: str, transcript: list[Message], ledger_block: str | None) -> list[Message]:
+    messages: list[Message] = [{"role": "system", "content": system}]
+    messages.extend(transcript)
+    if ledger_block is not None:
+        messages.append({"role": "system", "content": f"{LEDGER_NOTE}\n\n{ledger_block}"})
+    return messages
+
+
+def token_split(
+    prompt_tokens: int, system: str, ledger_block: str | None, transcript: list[Message]
+) -> tuple[int, int, int]:
+    """(ledger, policy, transcript) shares of `prompt_tokens`, proportional to estimated sizes."""
+    import json
+
+    ledger = estimate_tokens(ledger_block or "")
+    policy = estimate_tokens(system)
+    rest = sum(estimate_tokens(json.dumps(m, default=str)) for m in transcript)
+    total = ledger + policy + rest
+    if total == 0 or prompt_tokens == 0:
+        return 0, 0, 0
+    led = round(prompt_tokens * ledger / total)
+    pol = round(prompt_tokens * policy / total)
+    return led, pol, max(0, prompt_tokens - led - pol)
+
+
+def assistant_message(text: str, calls: list[Any]) -> Message:
+    import json
+
+    message: Message = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
+            for c in calls
+        ]
+    return message

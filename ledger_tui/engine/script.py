@@ -1,0 +1,148 @@
+"""Scripted conversations: a JSON file of customer messages and agent turns, run through the real
+loop, gate and environment.
+
+    {"domain": "airline", "title": "…", "description": "…",
+     "turns": [
+       {"customer": "Hi, I'm mia_li_3668 …"},
+       {"agent": {"text": "", "calls": [{"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}]}},
+       {"agent": {"text": "… Shall I proceed?"}},
+       {"customer": "Yes, please."},
+       {"customer_action": {"name": "toggle_roaming", "arguments": {}}},
+       {"operator": {"name": "get_reservation_details", "arguments": {"reservation_id": "ZFA04Y"}}}
+     ]}
+
+A customer message starts an agent turn; each agent item is one model turn; a turn with only text
+ends the agent's turn. After a REVISE the next agent item is the model's retry; after a BLOCK the
+turn ends with the engine's refusal. `customer_action` is the customer acting on their own device
+(dual-control domains); `operator` is a call typed by the operator, gated like the agent's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, AsyncIterator, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ledger_tui.engine.errors import ScriptError
+from ledger_tui.engine.events import Event, Notice, ToolCall
+from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.session import Session
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScriptCall(_Strict):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+
+class AgentTurn(_Strict):
+    text: str = ""
+    calls: list[ScriptCall] = Field(default_factory=list)
+
+
+class CustomerItem(_Strict):
+    customer: str
+
+
+class AgentItem(_Strict):
+    agent: AgentTurn
+
+
+class CustomerActionItem(_Strict):
+    customer_action: ScriptCall
+
+
+class OperatorItem(_Strict):
+    operator: ScriptCall
+
+
+Item = Union[CustomerItem, AgentItem, CustomerActionItem, OperatorItem]
+
+
+class Script(_Strict):
+    domain: str
+    title: str = ""
+    description: str = ""
+    mode: str | None = None
+    turns: list[Item]
+
+
+def load_script(path: Path | str) -> Script:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(f"Script file {path} does not exist; check --script.") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(
+            f"Script {path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix the file."
+        ) from None
+    if not isinstance(data, dict) or "turns" not in data or "domain" not in data:
+        raise ScriptError(f"Script {path.name} needs an object with \"domain\" and \"turns\"; see the README's script format.")
+    for i, item in enumerate(data.get("turns") or []):
+        keys = set(item) if isinstance(item, dict) else set()
+        if len(keys) != 1 or not keys <= {"customer", "agent", "customer_action", "operator"}:
+            raise ScriptError(
+                f"Turn {i + 1} of {path.name} must have exactly one of \"customer\", \"agent\", "
+                f"\"customer_action\" or \"operator\" (it has {sorted(keys) or 'none'})."
+            )
+    try:
+        return Script.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"][:3])
+        raise ScriptError(f"Script {path.name} is malformed at {where}: {err['msg']}; see the README's script format.") from None
+
+
+def _turn(item: AgentItem, index: int) -> ModelTurn:
+    calls = tuple(
+        ToolCall(id=c.id or f"call_{index}_{j}", name=c.name, arguments=c.arguments)
+        for j, c in enumerate(item.agent.calls)
+    )
+    return ModelTurn(text=item.agent.text, tool_calls=calls)
+
+
+async def run_script(session: Session, script: Script, model: ScriptedModel) -> AsyncIterator[Event]:
+    """Play `script` through `session` (whose model must be `model`). Raises ScriptError when the
+    script and the conversation disagree; everything emitted up to then is already recorded."""
+    items = script.turns
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, (CustomerItem, AgentItem)):
+            j = i + 1 if isinstance(item, CustomerItem) else i
+            turns = []
+            while j < len(items) and isinstance(items[j], AgentItem):
+                turns.append(_turn(items[j], j))  # type: ignore[arg-type]
+                j += 1
+            model.extend(turns)
+            if isinstance(item, CustomerItem):
+                stream = session.user_says(item.customer)
+            else:
+                stream = session.agent_turn()
+            async for event in stream:
+                yield event
+                if isinstance(event, Notice) and event.level == "error":
+                    raise ScriptError(f"Turn {i + 1}: {event.text}")
+            if model.queue:
+                raise ScriptError(
+                    f"The agent's turn after script turn {i + 1} ended with {len(model.queue)} scripted agent "
+                    f"turn(s) unused (a text-only turn or a BLOCK ends the turn); remove them or add a customer turn."
+                )
+            i = j
+        elif isinstance(item, CustomerActionItem):
+            async for event in session.customer_action(item.customer_action.name, item.customer_action.arguments):
+                yield event
+            i += 1
+        else:
+            async for event in session.operator_call(item.operator.name, item.operator.arguments):
+                yield event
+            i += 1

@@ -1,0 +1,66 @@
+"""Turning tool return values into the text a model reads, and databases into digests.
+
+Both follow τ²-bench's conventions exactly (see tau2-compat §1.2 and §1.4) so that a digest computed
+here can be compared with a published one and a tool message reads the same as in the benchmark.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def _convert(value: Any, inside_record: bool) -> Any:
+    if isinstance(value, BaseModel):
+        return {k: _convert(v, True) for k, v in value.__dict__.items() if k in type(value).model_fields}
+    if isinstance(value, dict):
+        return {k: _convert(v, inside_record) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_convert(v, inside_record) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return value if inside_record else str(value)
+    if isinstance(value, (_dt.date, _dt.datetime)) and not inside_record:
+        return value.isoformat()
+    return value
+
+
+def tool_text(value: Any) -> str:
+    """The tool message for a successful call: strings verbatim, anything else as JSON text."""
+    if isinstance(value, str):
+        return value
+    converted = _convert(value, inside_record=False)
+    return json.dumps(converted, default=str)
+
+
+def jsonable(value: Any) -> Any:
+    """A plain-JSON view of a tool return, for the ledger (numbers stay numbers)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return str(value)
+    return value
+
+
+def digest(record: BaseModel | dict[str, Any]) -> str:
+    """SHA-256 of the canonical dump: every field, keys sorted, `str()` for dates (τ²-bench §1.4)."""
+    data = record.model_dump() if isinstance(record, BaseModel) else record
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def compact(value: Any) -> str:
+    """Deterministic compact JSON used by the ledger render."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

@@ -1,0 +1,274 @@
+"""A session: the LedgerAgent loop over one domain environment, emitting typed events.
+
+Every public method is an async generator of the events it caused, so a caller (the CLI, the TUI's
+one worker, the evaluator) iterates them and reacts. Each event is numbered, folded into the
+session's state and appended to the trajectory file before it is yielded, so a crash loses at most
+the line being written.
+
+Modes (the ablations): `baseline` plain function calling; `ledger` renders the ledger into every
+prompt; `gate` checks writes with the policy gate; `full` does both.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import uuid
+from pathlib import Path
+from typing import Any, AsyncIterator, Literal
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.environment import Environment
+from ledger_tui.engine.errors import LedgerTuiError, ModelError
+from ledger_tui.engine.events import (
+    AssistantMessage,
+    Event,
+    GateDecided,
+    Notice,
+    Refusal,
+    SessionEnded,
+    SessionStarted,
+    TokenUsage,
+    ToolCall,
+    ToolCallProposed,
+    ToolResult,
+    UserMessage,
+    Verdict,
+)
+from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.gate import evaluate, feedback, guarded
+from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
+from ledger_tui.engine.prompt import assistant_message, build_messages, system_prompt, token_split
+from ledger_tui.engine.store import TrajectoryWriter
+
+Mode = Literal["baseline", "ledger", "gate", "full"]
+MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full")
+
+NOT_RUN = "Not executed: the turn ended with a refusal before this call."
+
+
+class Session:
+    def __init__(
+        self,
+        domain: Domain,
+        model: Model,
+        mode: Mode = "full",
+        *,
+        env: Environment | None = None,
+        db_path: Path | None = None,
+        out: Path | None = None,
+        task_id: str | None = None,
+        session_id: str | None = None,
+        max_steps: int = 30,
+        max_revisions: int = 4,
+        timestamps: bool = True,
+    ) -> None:
+        if mode not in MODES:
+            raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
+        self.domain = domain
+        self.model = model
+        self.mode: Mode = mode
+        self.env = env or Environment(domain, db_path=db_path)
+        self.task_id = task_id
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.max_steps = max_steps
+        self.max_revisions = max_revisions
+        self.timestamps = timestamps
+        self.events: list[Event] = []
+        self.state = SessionState()
+        self.transcript: list[dict[str, Any]] = []
+        self.system = system_prompt(domain.policy)
+        self._writer = TrajectoryWriter(out) if out else None
+        self.out = out
+        self._call_counter = 0
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def renders_ledger(self) -> bool:
+        return self.mode in ("ledger", "full")
+
+    @property
+    def gates_writes(self) -> bool:
+        return self.mode in ("gate", "full")
+
+    def emit(self, event: Event) -> Event:
+        event = event.model_copy(update={"seq": len(self.events)})
+        self.events.append(event)
+        self.state = advance(self.state, event)
+        if self._writer is not None:
+            self._writer.write(event)
+        return event
+
+    def _new_call_id(self, prefix: str) -> str:
+        self._call_counter += 1
+        return f"{prefix}_{self._call_counter}"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> AsyncIterator[Event]:
+        agent_digest, user_digest = self.env.digests()
+        yield self.emit(
+            SessionStarted(
+                session_id=self.session_id,
+                domain=self.domain.name,
+                model=self.model.name,
+                mode=self.mode,
+                policy_digest=hashlib.sha256(self.domain.policy.encode()).hexdigest(),
+                db_digest=agent_digest,
+                user_db_digest=user_digest,
+                clock=self.domain.clock,
+                task_id=self.task_id,
+                started_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds") if self.timestamps else None,
+            )
+        )
+
+    async def end(self, reason: str = "completed") -> AsyncIterator[Event]:
+        if self.state.ended is not None:
+            return
+        agent_digest, user_digest = self.env.digests()
+        yield self.emit(SessionEnded(reason=reason, db_digest=agent_digest, user_db_digest=user_digest))
+        self.close()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    # ------------------------------------------------------------------ the customer
+    async def user_says(self, text: str, respond: bool = True) -> AsyncIterator[Event]:
+        """The customer speaks; then (by default) the agent takes its turn."""
+        event = self.emit(UserMessage(text=text))
+        yield event
+        self.transcript.append({"role": "user", "content": text})
+        ledger, updates = observe_statements(self.domain, self.state.ledger, text, event.seq)
+        for update in updates:
+            yield self.emit(update)
+        if respond:
+            async for e in self.agent_turn():
+                yield e
+
+    async def customer_action(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
+        """The customer acts on their own device (dual-control domains). Never gated."""
+        call = ToolCall(id=self._new_call_id("user"), name=name, arguments=arguments or {}, requestor="user")
+        yield self.emit(ToolCallProposed(call=call, kind=self.domain.kind(name, "user")))  # type: ignore[arg-type]
+        async for e in self._execute(call):
+            yield e
+
+    # ------------------------------------------------------------------ the operator
+    async def operator_call(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
+        """The operator acts as the agent: the call goes through the same gate and environment."""
+        call = ToolCall(id=self._new_call_id("op"), name=name, arguments=arguments or {}, requestor="operator")
+        yield self.emit(AssistantMessage(text="", tool_calls=[call]))
+        self.transcript.append(assistant_message("", [call]))
+        async for e in self._handle_call(call, malformed=None):
+            yield e
+
+    # ------------------------------------------------------------------ the agent
+    async def agent_turn(self) -> AsyncIterator[Event]:
+        """Model calls until the agent answers in text, is refused, or runs out of steps."""
+        revisions = 0
+        for _ in range(self.max_steps):
+            block = self.state.ledger.render() if self.renders_ledger else None
+            messages = build_messages(self.system, self.transcript, block)
+            try:
+                turn = await self.model.complete(messages, self.domain.tool_schemas())
+            except ModelError as exc:
+                yield self.emit(Notice(level="error", text=str(exc)))
+                return
+            calls = [self._normalise(c) for c in turn.tool_calls]
+            yield self.emit(AssistantMessage(text=turn.text, tool_calls=calls))
+            ledger_t, policy_t, transcript_t = token_split(turn.prompt_tokens, self.system, block, self.transcript)
+            yield self.emit(
+                TokenUsage(
+                    prompt_tokens=turn.prompt_tokens,
+                    completion_tokens=turn.completion_tokens,
+                    ledger_tokens=ledger_t,
+                    policy_tokens=policy_t,
+                    transcript_tokens=transcript_t,
+                )
+            )
+            self.transcript.append(assistant_message(turn.text, calls))
+            if not calls:
+                return
+            ended = False
+            for call in calls:
+                if ended:
+                    yield self._result(call, NOT_RUN, error=True, executed=False)
+                    continue
+                stop = False
+                async for e in self._handle_call(call, malformed=turn.malformed.get(call.id)):
+                    yield e
+                    if isinstance(e, GateDecided) and e.decision.verdict == Verdict.REVISE:
+                        revisions += 1
+                    if isinstance(e, Refusal):
+                        stop = True
+                if stop:
+                    ended = True
+                elif revisions > self.max_revisions:
+                    text = (
+                        "I'm sorry, I could not complete this request within our policy. "
+                        "I can transfer you to a human agent if you like."
+                    )
+                    yield self.emit(Refusal(call_id=call.id, text=f"{text} (revise limit {self.max_revisions} reached)"))
+                    self.transcript.append({"role": "assistant", "content": text})
+                    ended = True
+            if ended:
+                return
+        yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
+
+    def _normalise(self, call: ToolCall) -> ToolCall:
+        if call.id:
+            return call
+        return call.model_copy(update={"id": self._new_call_id("call")})
+
+    def _result(self, call: ToolCall, content: str, *, error: bool, executed: bool) -> Event:
+        event = self.emit(
+            ToolResult(
+                call_id=call.id,
+                name=call.name,
+                requestor=call.requestor,
+                content=content,
+                error=error,
+                executed=executed,
+            )
+        )
+        if call.requestor != "user":
+            self.transcript.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return event
+
+    async def _handle_call(self, call: ToolCall, malformed: str | None) -> AsyncIterator[Event]:
+        kind = self.domain.kind(call.name)
+        yield self.emit(ToolCallProposed(call=call, kind=kind))  # type: ignore[arg-type]
+        if malformed:
+            yield self._result(
+                call,
+                f"Error: {call.name} was not run: {malformed}. Send the arguments as one JSON object.",
+                error=True,
+                executed=False,
+            )
+            return
+        if self.gates_writes and guarded(self.domain, call):
+            decision = evaluate(call, self.domain, self.state.ledger, self.state.context())
+            yield self.emit(GateDecided(decision=decision))
+            if decision.verdict != Verdict.ALLOW:
+                yield self._result(call, feedback(decision), error=True, executed=False)
+                if decision.verdict == Verdict.BLOCK:
+                    text = f"I'm sorry, but I can't do that. {decision.reason}"
+                    yield self.emit(Refusal(call_id=call.id, text=text))
+                    self.transcript.append({"role": "assistant", "content": text})
+                return
+        async for e in self._execute(call):
+            yield e
+
+    async def _execute(self, call: ToolCall) -> AsyncIterator[Event]:
+        outcome = self.env.execute(call)
+        result = self._result(call, outcome.content, error=outcome.error, executed=True)
+        yield result
+        if outcome.error:
+            return
+        if outcome.tool is not None and outcome.tool.kind == "read":
+            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, result.seq)
+        else:
+            _, updates = observe_write(self.domain, self.state.ledger, call, outcome, result.seq)
+        for update in updates:
+            yield self.emit(update)
