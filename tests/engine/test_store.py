@@ -1,0 +1,89 @@
+"""Trajectory files: one event a line, flushed as written; damaged files keep every complete line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ledger_tui.engine.errors import TrajectoryError
+from ledger_tui.engine.events import SCHEMA_VERSION, SessionStarted, UserMessage
+from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.session import Session
+from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
+from tests.engine.helpers import drain, turn
+
+
+def started(**kw):
+    return SessionStarted(session_id="s", domain="toy", model="m", mode="full", policy_digest="p", db_digest="d", clock="now", **kw)
+
+
+def test_first_event_carries_the_schema_version(tmp_path, toy_domain):
+    import asyncio
+
+    session = Session(toy_domain, ScriptedModel([turn(text="hi")]), "full", out=tmp_path / "a.jsonl")
+
+    async def go():
+        await drain(session.start())
+        await drain(session.user_says("hello"))
+        await drain(session.end())
+
+    asyncio.run(go())
+    first = json.loads((tmp_path / "a.jsonl").read_text().splitlines()[0])
+    assert first["type"] == "session_started" and first["schema_version"] == SCHEMA_VERSION
+
+
+def test_lines_are_on_disk_before_the_writer_is_closed(tmp_path):
+    writer = TrajectoryWriter(tmp_path / "live.jsonl")
+    writer.write(started(seq=0))
+    writer.write(UserMessage(seq=1, text="hi"))
+    assert len(read_trajectory(tmp_path / "live.jsonl").events) == 2  # still open: flushed per event
+    writer.close()
+
+
+def test_truncated_last_line_is_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "t.jsonl"
+    lines = [started(seq=0).model_dump_json(), UserMessage(seq=1, text="hi").model_dump_json()]
+    path.write_text("\n".join(lines) + '\n{"type": "user_mess', encoding="utf-8")
+    loaded = read_trajectory(path)
+    assert [e.seq for e in loaded.events] == [0, 1]
+    assert "line 3" in loaded.warnings[0].lower() and "2 complete events" in loaded.warnings[0]
+
+
+def test_corrupt_middle_line_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(started(seq=0).model_dump_json() + "\nnot json\n" + UserMessage(seq=2, text="x").model_dump_json() + "\n")
+    with pytest.raises(TrajectoryError, match="Line 2 of bad.jsonl"):
+        read_trajectory(path)
+
+
+def test_newer_schema_asks_for_an_upgrade(tmp_path):
+    path = tmp_path / "new.jsonl"
+    path.write_text(started(seq=0, schema_version=SCHEMA_VERSION + 1).model_dump_json() + "\n")
+    with pytest.raises(TrajectoryError, match="upgrade ledger-tui"):
+        read_trajectory(path)
+
+
+def test_missing_and_empty_files_are_one_sentence(tmp_path):
+    with pytest.raises(TrajectoryError, match="does not exist"):
+        read_trajectory(tmp_path / "nope.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(TrajectoryError, match="holds no events"):
+        read_trajectory(tmp_path / "empty.jsonl")
+
+
+def test_a_killed_process_leaves_every_complete_event(tmp_path):
+    """Kill a writer mid-session: the file holds every event written before the kill."""
+    path = tmp_path / "killed.jsonl"
+    code = f"""
+import os, signal
+from ledger_tui.engine.store import TrajectoryWriter
+from ledger_tui.engine.events import UserMessage
+w = TrajectoryWriter({str(path)!r})
+for i in range(5):
+    w.write(UserMessage(seq=i, text="m" + str(i)))
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    subprocess.run([sys.executable, "-c", code], check=False)
+    loaded = read_trajectory(path)
+    assert [e.text for e in loaded.events] == [f"m{i}" for i in range(5)]
