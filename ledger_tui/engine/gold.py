@@ -64,6 +64,8 @@ class GoldAgent:
         self.domain = domain
         self.task = task
         plan: list[Action] = list(task.gold_actions)
+        if task.ledger_tui.identify is not None:
+            plan.insert(0, task.ledger_tui.identify)
         if task.is_refusal and task.ledger_tui.forbidden_action is not None:
             plan.append(task.ledger_tui.forbidden_action)
         self.plan: deque[Action] = deque(plan)

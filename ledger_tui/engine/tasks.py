@@ -58,6 +58,9 @@ class LedgerTuiTaskInfo(Loose):
 
     outcome: Literal["allow", "refuse"] = "allow"
     opening: str = ""  # the customer's first message (identification + request + stated facts)
+    # The read that identifies the customer with what they said (e.g. find_user_id_by_email); the
+    # gold agent makes it first. Omit it when a gold action already identifies the customer.
+    identify: Action | None = None
     forbidden_action: Action | None = None  # refusal tasks: the write the gate must stop
     expected_verdict: Literal["BLOCK", "REVISE"] = "BLOCK"
     expected_predicate: str | None = None
