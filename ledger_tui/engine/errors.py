@@ -30,6 +30,10 @@ class ModelError(LedgerTuiError):
     """The model could not produce a turn (endpoint, key, malformed reply)."""
 
 
+class TransientModelError(ModelError):
+    """A failure worth retrying (rate limit, server error, timeout, dropped connection)."""
+
+
 class MissingApiKeyError(ModelError):
     def __init__(self) -> None:
         super().__init__(
@@ -37,7 +41,7 @@ class MissingApiKeyError(ModelError):
         )
 
 
-class EndpointUnreachableError(ModelError):
+class EndpointUnreachableError(TransientModelError):
     def __init__(self, base_url: str, detail: str) -> None:
         super().__init__(
             f"Cannot reach the model endpoint at {base_url} ({detail}); check --base-url / OPENAI_BASE_URL."

@@ -191,6 +191,10 @@ class SessionEnded(_Event):
     reason: str = "completed"
     db_digest: str
     user_db_digest: str | None = None
+    # Set by the evaluator (or an importer): the run's grade and how it ended, τ²-bench style.
+    reward: float | None = None
+    termination: str | None = None
+    grade: dict[str, Any] | None = None
 
 
 Event = Annotated[

@@ -19,6 +19,7 @@ from ledger_tui.engine.errors import (
     MissingApiKeyError,
     ModelError,
     ScriptExhaustedError,
+    TransientModelError,
 )
 from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
 
@@ -121,6 +122,31 @@ class ReplayModel:
         return await self.inner.complete(messages, tools)
 
 
+class RetryingModel:
+    """Retries transient failures with exponential backoff; other errors pass straight through."""
+
+    def __init__(self, inner: Model, attempts: int = 4, base_delay: float = 0.5, max_delay: float = 8.0) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.attempts = attempts
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self.retries = 0
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        import asyncio
+
+        for attempt in range(self.attempts):
+            try:
+                return await self.inner.complete(messages, tools)
+            except TransientModelError:
+                if attempt == self.attempts - 1:
+                    raise
+                self.retries += 1
+                await asyncio.sleep(min(self.max_delay, self.base_delay * (2**attempt)))
+        raise AssertionError("unreachable")
+
+
 class OpenAIModel:
     """Any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, …)."""
 
@@ -168,7 +194,8 @@ class OpenAIModel:
         except openai.APIConnectionError as exc:
             raise EndpointUnreachableError(where, type(exc.__cause__ or exc).__name__) from None
         except openai.APIStatusError as exc:
-            raise ModelError(f"The endpoint at {where} answered HTTP {exc.status_code}; try again or check the server.") from None
+            kind = TransientModelError if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ModelError
+            raise kind(f"The endpoint at {where} answered HTTP {exc.status_code}; try again or check the server.") from None
         except openai.OpenAIError as exc:
             raise ModelError(f"The model call failed ({type(exc).__name__}); check --base-url and --model.") from None
         if not getattr(response, "choices", None):

@@ -63,6 +63,7 @@ class Session:
         max_steps: int = 30,
         max_revisions: int = 4,
         timestamps: bool = True,
+        compact: bool = False,
     ) -> None:
         if mode not in MODES:
             raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -82,6 +83,10 @@ class Session:
         self._writer = TrajectoryWriter(out) if out else None
         self.out = out
         self._call_counter = 0
+        # Transcript compaction: tool results already absorbed into the (rendered) ledger are sent
+        # to the model as a reference to their paths instead of the full text.
+        self.compact = compact and self.renders_ledger
+        self._absorbed: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -122,11 +127,27 @@ class Session:
             )
         )
 
-    async def end(self, reason: str = "completed") -> AsyncIterator[Event]:
+    async def end(
+        self,
+        reason: str = "completed",
+        *,
+        reward: float | None = None,
+        termination: str | None = None,
+        grade: dict[str, Any] | None = None,
+    ) -> AsyncIterator[Event]:
         if self.state.ended is not None:
             return
         agent_digest, user_digest = self.env.digests()
-        yield self.emit(SessionEnded(reason=reason, db_digest=agent_digest, user_db_digest=user_digest))
+        yield self.emit(
+            SessionEnded(
+                reason=reason,
+                db_digest=agent_digest,
+                user_db_digest=user_digest,
+                reward=reward,
+                termination=termination,
+                grade=grade,
+            )
+        )
         self.close()
 
     def close(self) -> None:
@@ -169,7 +190,8 @@ class Session:
         revisions = 0
         for _ in range(self.max_steps):
             block = self.state.ledger.render() if self.renders_ledger else None
-            messages = build_messages(self.system, self.transcript, block)
+            transcript = self._compacted() if self.compact else self.transcript
+            messages = build_messages(self.system, transcript, block)
             try:
                 turn = await self.model.complete(messages, self.domain.tool_schemas())
             except ModelError as exc:
@@ -177,7 +199,7 @@ class Session:
                 return
             calls = [self._normalise(c) for c in turn.tool_calls]
             yield self.emit(AssistantMessage(text=turn.text, tool_calls=calls))
-            ledger_t, policy_t, transcript_t = token_split(turn.prompt_tokens, self.system, block, self.transcript)
+            ledger_t, policy_t, transcript_t = token_split(turn.prompt_tokens, self.system, block, transcript)
             yield self.emit(
                 TokenUsage(
                     prompt_tokens=turn.prompt_tokens,
@@ -215,6 +237,21 @@ class Session:
             if ended:
                 return
         yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
+
+    def _compacted(self) -> list[dict[str, Any]]:
+        out = []
+        for message in self.transcript:
+            paths = self._absorbed.get(message.get("tool_call_id", "")) if message.get("role") == "tool" else None
+            if paths and all(p in self.state.ledger for p in paths):
+                shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+                message = {**message, "content": f"(result recorded in the task state at {shown})"}
+            out.append(message)
+        return out
+
+    async def greet(self, text: str = "Hi! How can I help you today?") -> AsyncIterator[Event]:
+        """The fixed greeting a run opens with (no model produced it), as in τ²-bench."""
+        yield self.emit(AssistantMessage(text=text))
+        self.transcript.append({"role": "assistant", "content": text})
 
     def _normalise(self, call: ToolCall) -> ToolCall:
         if call.id:
@@ -268,6 +305,9 @@ class Session:
             return
         if outcome.tool is not None and outcome.tool.kind == "read":
             _, updates = observe_read(self.domain, self.state.ledger, call, outcome, result.seq)
+            paths = [u.path for u in updates if u.origin == "observed"]
+            if paths:
+                self._absorbed[call.id] = paths
         else:
             _, updates = observe_write(self.domain, self.state.ledger, call, outcome, result.seq)
         for update in updates:

@@ -1,0 +1,309 @@
+"""The evaluation harness: tasks × trials × modes, run concurrently, graded, resumable.
+
+Each trial is one conversation between the simulated customer and the agent (in one ablation
+mode), recorded as a trajectory; its result is appended to `results.jsonl` as soon as it is graded,
+so an interrupted evaluation resumes without redoing finished trials. Transient model failures are
+retried with backoff; what still fails is recorded as an infrastructure error and left out of
+pass^k, as τ²-bench does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.errors import ModelError, TransientModelError
+from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, Refusal, ToolResult
+from ledger_tui.engine.fold import fold
+from ledger_tui.engine.gold import fresh_environment, run_gold
+from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.session import Session
+from ledger_tui.engine.tasks import Task
+from ledger_tui.eval.grade import grade_run
+from ledger_tui.eval.usersim import UserSimulator, stop_token
+
+GREETING = "Hi! How can I help you today?"
+RESULTS = "results.jsonl"
+
+
+class _Watched:
+    """Remembers the last error of a model so the harness can tell infrastructure from agent faults."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.last_error: Exception | None = None
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
+        try:
+            return await self.inner.complete(messages, tools)
+        except Exception as exc:
+            self.last_error = exc
+            raise
+
+
+@dataclass
+class TrialResult:
+    domain: str
+    task_id: str
+    trial: int
+    mode: str
+    agent: str
+    reward: float
+    termination: str
+    trajectory: str
+    grade: dict[str, Any] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ledger_tokens: int = 0
+    policy_tokens: int = 0
+    transcript_tokens: int = 0
+    model_calls: int = 0
+    allow: int = 0
+    revise: int = 0
+    block: int = 0
+    revise_exhausted: int = 0
+    seconds: float = 0.0
+
+    @property
+    def infrastructure_error(self) -> bool:
+        return self.termination == "infrastructure_error"
+
+    @property
+    def passed(self) -> bool:
+        return self.reward >= 1.0 - 1e-6
+
+    def key(self) -> tuple[str, int, str]:
+        return (self.task_id, self.trial, self.mode)
+
+
+def _stats(result: TrialResult, events: list[Event]) -> TrialResult:
+    t = fold(events).totals
+    result.prompt_tokens, result.completion_tokens = t.prompt_tokens, t.completion_tokens
+    result.ledger_tokens, result.policy_tokens, result.transcript_tokens = t.ledger_tokens, t.policy_tokens, t.transcript_tokens
+    result.model_calls, result.allow, result.revise, result.block = t.model_calls, t.allow, t.revise, t.block
+    result.revise_exhausted = sum(1 for e in events if isinstance(e, Refusal) and "revise limit" in e.text)
+    return result
+
+
+def _agent_text_since(events: list[Event], start: int) -> str:
+    texts = [e.text for e in events[start:] if isinstance(e, (AssistantMessage, Refusal)) and e.text.strip()]
+    return "\n".join(texts)
+
+
+async def run_llm_trial(
+    domain: Domain,
+    task: Task,
+    mode: str,
+    trial: int,
+    agent_model: Model,
+    user_model: Model,
+    out: Path,
+    *,
+    compact: bool = False,
+    max_turns: int = 30,
+) -> TrialResult:
+    started = time.perf_counter()
+    agent = _Watched(agent_model)
+    user = _Watched(user_model)
+    session = Session(
+        domain, agent, mode, env=fresh_environment(domain, task), out=out, task_id=task.id, compact=compact  # type: ignore[arg-type]
+    )
+    sim = UserSimulator(user, task, domain)
+    termination = "max_steps"
+    async for _ in session.start():
+        pass
+    async for _ in session.greet(GREETING):
+        pass
+    sim.heard(GREETING)
+    try:
+        for _ in range(max_turns):
+            try:
+                turn = await sim.next()
+            except ModelError as exc:
+                termination = "infrastructure_error" if isinstance(exc, TransientModelError) else "user_error"
+                async for _ in _notice(session, f"customer simulator: {exc}"):
+                    pass
+                break
+            for call in turn.tool_calls:
+                async for e in session.customer_action(call.name, call.arguments):
+                    if isinstance(e, ToolResult):
+                        sim.tool_result(call.id, e.content)
+            if turn.tool_calls and not turn.text.strip():
+                continue
+            token = stop_token(turn.text)
+            text = turn.text
+            for t in ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"):
+                text = text.replace(t, "").strip()
+            if token is not None:
+                if text:
+                    async for _ in session.user_says(text, respond=False):
+                        pass
+                termination = "user_stop"
+                break
+            mark = len(session.events)
+            agent.last_error = None
+            async for _ in session.user_says(text):
+                pass
+            if agent.last_error is not None:
+                termination = (
+                    "infrastructure_error" if isinstance(agent.last_error, TransientModelError) else "agent_error"
+                )
+                break
+            reply = _agent_text_since(session.events, mark)
+            if "###STOP###" in reply:
+                termination = "agent_stop"
+                break
+            sim.heard(reply or "(the agent said nothing)")
+    finally:
+        grade = grade_run(domain, task, session.env, session.events, termination)
+        async for _ in session.end(termination, reward=grade.reward, termination=termination, grade=grade.to_json()):
+            pass
+    result = TrialResult(
+        domain=domain.name,
+        task_id=task.id,
+        trial=trial,
+        mode=mode,
+        agent=agent_model.name,
+        reward=grade.reward,
+        termination=termination,
+        trajectory=str(out),
+        grade=grade.to_json(),
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    return _stats(result, session.events)
+
+
+async def _notice(session: Session, text: str):
+    yield session.emit(Notice(level="error", text=text))
+
+
+async def run_gold_trial(domain: Domain, task: Task, mode: str, trial: int, out: Path) -> TrialResult:
+    started = time.perf_counter()
+    report = await run_gold(domain, task, mode=mode, out=out)  # type: ignore[arg-type]
+    grade = grade_run(domain, task, report.env, report.events, "agent_stop")
+    result = TrialResult(
+        domain=domain.name,
+        task_id=task.id,
+        trial=trial,
+        mode=mode,
+        agent="gold",
+        reward=grade.reward,
+        termination="agent_stop",
+        trajectory=str(out),
+        grade=grade.to_json(),
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    return _stats(result, report.events)
+
+
+@dataclass
+class EvalConfig:
+    domain: Domain
+    tasks: list[Task]
+    modes: list[str]
+    trials: int
+    out: Path
+    agent: str = "llm"  # llm | gold
+    agent_model: Callable[[], Model] | None = None
+    user_model: Callable[[], Model] | None = None
+    concurrency: int = 4
+    compact: bool = False
+    max_turns: int = 30
+
+
+def load_results(out: Path) -> list[TrialResult]:
+    path = out / RESULTS
+    if not path.exists():
+        return []
+    results = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            results.append(TrialResult(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue  # a line cut short by an interruption: that trial is simply run again
+    return results
+
+
+def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(task_id))
+    return out / "trajectories" / domain / mode / f"task-{safe}-trial-{trial}.jsonl"
+
+
+async def run_eval(
+    config: EvalConfig, on_result: Callable[[TrialResult], Awaitable[None] | None] | None = None
+) -> list[TrialResult]:
+    """Run every (task, trial, mode) not already in `results.jsonl`; returns all results."""
+    config.out.mkdir(parents=True, exist_ok=True)
+    previous = load_results(config.out)
+    done = {r.key() for r in previous if not r.infrastructure_error}
+    kept = [r for r in previous if not r.infrastructure_error]
+    todo = [
+        (task, trial, mode)
+        for mode in config.modes
+        for task in config.tasks
+        for trial in range(config.trials)
+        if (task.id, trial, mode) not in done
+    ]
+    # rewrite the file without the infrastructure errors that will be retried
+    (config.out / RESULTS).write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+    semaphore = asyncio.Semaphore(max(1, config.concurrency))
+    lock = asyncio.Lock()
+    results = list(kept)
+
+    async def one(task: Task, trial: int, mode: str) -> None:
+        async with semaphore:
+            out = trajectory_path(config.out, config.domain.name, mode, task.id, trial)
+            if config.agent == "gold":
+                result = await run_gold_trial(config.domain, task, mode, trial, out)
+            else:
+                assert config.agent_model and config.user_model
+                result = await run_llm_trial(
+                    config.domain,
+                    task,
+                    mode,
+                    trial,
+                    config.agent_model(),
+                    config.user_model(),
+                    out,
+                    compact=config.compact,
+                    max_turns=config.max_turns,
+                )
+        async with lock:
+            results.append(result)
+            with (config.out / RESULTS).open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(asdict(result)) + "\n")
+            if on_result is not None:
+                maybe = on_result(result)
+                if asyncio.iscoroutine(maybe):
+                    await maybe
+
+    pending = [asyncio.create_task(one(t, n, m)) for t, n, m in todo]
+    try:
+        await asyncio.gather(*pending)
+    except BaseException:
+        # an interruption (or a bug) stops every trial still running; finished ones are on disk
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        raise
+    return results
+
+
+def select_tasks(tasks: Iterable[Task], ids: str | None) -> list[Task]:
+    tasks = list(tasks)
+    if not ids:
+        return tasks
+    wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    by_id = {t.id: t for t in tasks}
+    missing = [i for i in wanted if i not in by_id]
+    if missing:
+        from ledger_tui.engine.errors import TaskError
+
+        raise TaskError(f"Unknown task id(s): {', '.join(missing)}; known ids include {', '.join(list(by_id)[:10])}.")
+    return [by_id[i] for i in wanted]

@@ -1,0 +1,131 @@
+"""The workbench app: thin. It picks the first screen, owns the stylesheet and the palette, and
+turns failures at its edge into one-sentence notifications.
+
+`make_app` is the one factory: the CLI (`launch.py`) and the tests both build the app through it,
+so what the tests drive is what users run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.errors import LedgerTuiError, ModelError
+from ledger_tui.engine.events import Event
+from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.session import Session
+from ledger_tui.engine.store import read_trajectory
+from ledger_tui.ui.commands import WorkbenchCommands
+from ledger_tui.ui.screens.play import PlayScreen
+from ledger_tui.ui.screens.replay import ReplayScreen
+
+
+class NoModel:
+    """Stands in for a model in `--no-model` play: the operator acts as the agent with /call."""
+
+    name = "no model"
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
+        raise ModelError("No model is connected; act as the agent with /call NAME key=value.")
+
+
+class LedgerWorkbench(App[None]):
+    """Hosts one play or replay screen; everything else lives in screens and widgets."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ledger-tui"
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
+
+    def __init__(self, first: Screen[None], keymap: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self._first = first
+        self._keymap = dict(keymap or {})
+
+    def on_mount(self) -> None:
+        if self._keymap:
+            self.set_keymap(self._keymap)
+        self.push_screen(self._first)
+
+    def open_replay(self, path: Path) -> ReplayScreen | None:
+        """Open a saved trajectory on top of the current screen (Escape returns)."""
+        try:
+            loaded = read_trajectory(path)
+        except LedgerTuiError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return None
+        domain, problem = domain_for(loaded.started.domain if loaded.started else None)
+        screen = ReplayScreen(loaded.events, path=Path(path), domain=domain, domain_problem=problem, warnings=loaded.warnings)
+        self.push_screen(screen)
+        return screen
+
+    async def action_quit(self) -> None:
+        """Record the end of a live session before leaving (nothing recorded is lost either way)."""
+        first = self._first
+        if isinstance(first, PlayScreen):
+            session = first.session
+            if session.state.ended is None and first._queue.empty():
+                try:
+                    async for _ in session.end("operator quit"):
+                        pass
+                except LedgerTuiError:
+                    pass
+            session.close()
+        self.exit()
+
+
+def domain_for(name: str | None) -> tuple[Domain | None, str]:
+    """The domain a trajectory names, or None and one sentence saying why it is unavailable."""
+    if not name:
+        return None, "the trajectory does not name its domain"
+    try:
+        from domains import load_domain
+
+        return load_domain(name), ""
+    except LedgerTuiError as exc:
+        return None, str(exc)
+    except Exception as exc:  # a domain being written may not import yet
+        return None, f"domain {name!r} could not be loaded ({type(exc).__name__}: {exc})"
+
+
+def make_app(
+    *,
+    domain: Domain | None = None,
+    model: Model | None = None,
+    mode: str = "full",
+    db_path: Path | None = None,
+    out: Path | None = None,
+    session: Session | None = None,
+    trajectory: Path | None = None,
+    events: list[Event] | None = None,
+    step: int | None = None,
+    keymap: Mapping[str, str] | None = None,
+) -> LedgerWorkbench:
+    """Build the workbench: replay when `trajectory` (or `events`) is given, else live play.
+
+    Play needs `domain` (or a prepared `session`); `model=None` plays without a model. Replay loads
+    the trajectory's domain by name unless `domain` is passed (tests pass the toy domain).
+    """
+    if trajectory is not None or events is not None:
+        warnings: list[str] = []
+        if events is None:
+            loaded = read_trajectory(trajectory)  # type: ignore[arg-type]
+            events, warnings = loaded.events, loaded.warnings
+        problem = ""
+        if domain is None:
+            first = events[0] if events else None
+            domain, problem = domain_for(getattr(first, "domain", None))
+        screen: Screen[None] = ReplayScreen(
+            events, path=trajectory, step=step, domain=domain, domain_problem=problem, warnings=warnings
+        )
+        return LedgerWorkbench(screen, keymap)
+    if session is None:
+        if domain is None:
+            raise LedgerTuiError("Play needs a domain; pass --domain (see `ledger-tui domains`).")
+        session = Session(domain, model or NoModel(), mode, db_path=db_path, out=out)  # type: ignore[arg-type]
+    return LedgerWorkbench(PlayScreen(session, has_model=not isinstance(session.model, NoModel)), keymap)

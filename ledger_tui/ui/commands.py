@@ -1,0 +1,73 @@
+"""Command palette: the rare actions that do not deserve a key.
+
+Open a saved session, jump to a step, filter the gate log by verdict, export the ledger at the
+cursor as JSON. The provider only finds and names commands; the screen does the work through its
+intent methods (`jump_to`, `filter_gate_log`, `export_ledger`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+from pathlib import Path
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from ledger_tui.engine.events import Verdict
+
+SESSION_DIRS = (Path("sessions"), Path("."))
+MAX_FILES = 200
+
+
+def session_files() -> list[Path]:
+    """Trajectories under sessions/ (and the working directory), newest first."""
+    found: dict[Path, float] = {}
+    for root in SESSION_DIRS:
+        if not root.is_dir():
+            continue
+        pattern = "*.jsonl" if root == Path(".") else "**/*.jsonl"
+        for path in root.glob(pattern):
+            try:
+                found[path] = path.stat().st_mtime
+            except OSError:
+                continue
+            if len(found) >= MAX_FILES:
+                break
+    return sorted(found, key=lambda p: -found[p])
+
+
+class WorkbenchCommands(Provider):
+    """Commands for whichever workbench screen is showing."""
+
+    def _commands(self) -> list[tuple[str, object, str]]:
+        screen = self.screen
+        out: list[tuple[str, object, str]] = []
+        if hasattr(screen, "filter_gate_log"):
+            for v in Verdict:
+                out.append((f"Filter gate log: only {v.value}", partial(screen.filter_gate_log, v), f"hide every row that is not {v.value}"))
+            out.append(("Filter gate log: show all", partial(screen.filter_gate_log, None), "show every gate decision"))
+        if hasattr(screen, "export_ledger"):
+            out.append(("Export ledger at the cursor as JSON", screen.export_ledger, "write the ledger as of this step to a .json file"))
+        if hasattr(screen, "jump_to"):
+            out.append(("Jump to step…", partial(self.app.notify, "Type the step number in the palette, e.g. 'step 12'."), "type 'step N' here"))
+        for path in session_files():
+            out.append((f"Open session {path}", partial(self.app.open_replay, path), "replay this trajectory"))
+        return out
+
+    async def discover(self) -> Hits:
+        for name, action, help_text in self._commands():
+            if name.startswith("Open session"):
+                continue
+            yield DiscoveryHit(name, action, help=help_text)  # type: ignore[arg-type]
+
+    async def search(self, query: str) -> Hits:
+        screen = self.screen
+        number = re.search(r"-?\d+", query)
+        if number and hasattr(screen, "jump_to"):
+            step = int(number.group())
+            yield Hit(100, f"Jump to step {step}", partial(screen.jump_to, step), help="move the replay cursor")
+        matcher = self.matcher(query)
+        for name, action, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), action, help=help_text)  # type: ignore[arg-type]

@@ -1,0 +1,22 @@
+"""Entry points the CLI calls: `play` and `replay`. They build the app with `make_app` and run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.models import Model
+
+
+def play(domain: Domain, model: Model | None, mode: str, db_path: Path | None, out: Path) -> None:
+    """Live play against `domain`; `model=None` means the operator acts as the agent with /call."""
+    from ledger_tui.ui.app import make_app
+
+    make_app(domain=domain, model=model, mode=mode, db_path=db_path, out=out).run()
+
+
+def replay(path: Path, step: int | None) -> None:
+    """Step through the trajectory at `path`, opening at `step` (default: the end)."""
+    from ledger_tui.ui.app import make_app
+
+    make_app(trajectory=Path(path), step=step).run()

@@ -1,0 +1,46 @@
+"""Messages the UI passes around, each named as a past-tense fact.
+
+The bridge worker posts `EventRecorded` for every engine event; widgets change only in the
+handlers of these messages, never from inside the worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from ledger_tui.engine.events import Event, GateDecided
+
+
+@dataclass
+class EventRecorded(Message):
+    """The engine emitted (and recorded to the trajectory file) one event."""
+
+    event: Event
+
+
+@dataclass
+class ModelBusy(Message):
+    """The engine started (`busy`) or finished working on one console command."""
+
+    busy: bool
+    what: str = ""
+
+
+@dataclass
+class StepChosen(Message):
+    """The operator chose a replay step directly (a click on the slider)."""
+
+    index: int
+
+    def can_replace(self, message: Message) -> bool:  # type: ignore[override]
+        """Only the latest position matters when dragging or clicking fast."""
+        return isinstance(message, StepChosen)
+
+
+@dataclass
+class DecisionChosen(Message):
+    """The operator picked a gate decision (Enter on a gate log row) to see why."""
+
+    decided: GateDecided

@@ -1,0 +1,1 @@
+"""Screens: the play and replay workbenches, the Why detail screen, help."""

@@ -1,0 +1,196 @@
+"""Replay: a saved trajectory, stepped through with a cursor.
+
+Every pane shows the state *as of the cursor*, taken from the engine's `Timeline` (the same fold
+the live session used), so replay can never disagree with what happened. Moving the cursor only
+updates what differs: the conversation rewinds or appends, the ledger tree relabels in place.
+"""
+
+from __future__ import annotations
+
+import heapq
+from pathlib import Path
+from typing import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.timer import Timer
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, UserMessage
+from ledger_tui.engine.fold import SessionState, Timeline
+from ledger_tui.ui.messages import StepChosen
+from ledger_tui.ui.screens.workbench import WorkbenchScreen
+from ledger_tui.ui.widgets import ReplayBar
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+class ReplayScreen(WorkbenchScreen):
+    """Cursor over a `Timeline`; `cursor` is the index of the last event applied."""
+
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True),
+        Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True),
+        Binding("n", "next_decision", "Next gate", id="replay.next_decision"),
+        Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision"),
+        Binding("space", "toggle_play", "Play", id="replay.play"),
+        Binding("plus,equals_sign", "faster", "Faster", id="replay.faster", show=False),
+        Binding("minus", "slower", "Slower", id="replay.slower", show=False),
+        Binding("home", "jump_to(0)", "First", id="replay.first", show=False),
+        Binding("end", "last", "Last", id="replay.last", show=False),
+        Binding("escape", "close", "Close", id="replay.close", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(-1, init=False)
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        path: Path | None = None,
+        step: int | None = None,
+        domain: Domain | None = None,
+        domain_problem: str = "",
+        warnings: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self.timeline = Timeline(events)
+        self.source_path = path
+        self.domain = domain
+        self.domain_problem = domain_problem
+        self.warnings = list(warnings)
+        self._start = len(self.timeline) - 1 if step is None else max(0, min(step, len(self.timeline) - 1))
+        self._timer: Timer | None = None
+        self._speed_index = SPEEDS.index(4.0)
+        self.decision_steps = [i for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)]
+
+    def compose_bottom(self) -> ComposeResult:
+        yield ReplayBar(id="replay-bar")
+
+    def on_mount(self) -> None:
+        self.status.label = "replay"
+        bar = self.query_one(ReplayBar)
+        bar.total = len(self.timeline)
+        bar.speed = SPEEDS[self._speed_index]
+        bar.marks = {
+            i: e.decision.verdict.value for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)
+        }
+        for warning in self.warnings:
+            self.notify(warning, title="Trajectory damaged", severity="warning", timeout=10)
+        self.cursor = self._start
+        self.gate_log.focus()
+
+    @property
+    def events(self) -> list[Event]:
+        return self.timeline.events
+
+    @property
+    def cursor_index(self) -> int:
+        return self.cursor
+
+    def state_at(self, index: int) -> SessionState:
+        return self.timeline.at(index)
+
+    # ------------------------------------------------------------------ the cursor
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.timeline) - 1))
+
+    def watch_cursor(self, index: int) -> None:
+        self.show_step(index)
+
+    def show_step(self, index: int) -> SessionState:
+        """Bring every pane to the state after event `index`."""
+        state = self.timeline.at(index)
+        shown = list(heapq.merge(state.conversation, state.gate_log, key=lambda e: e.seq))
+        self.conversation.sync(shown)
+        self.ledger.sync(state.ledger, self._marks(state, index))
+        self.gate_log.sync(state.gate_log)
+        self.status.show(state, index, len(self.timeline) - 1)
+        self.query_one(ReplayBar).index = index
+        return state
+
+    def _marks(self, state: SessionState, index: int) -> dict[str, str]:
+        """Ledger changes since the customer last spoke (as of the cursor), to highlight."""
+        events = self.timeline.events
+        start = index
+        while start >= 0 and not isinstance(events[start], UserMessage):
+            start -= 1
+        marks: dict[str, str] = {}
+        for event in events[start + 1 : index + 1]:
+            if isinstance(event, LedgerUpdated):
+                marks[event.path] = "added" if marks.get(event.path) == "added" else event.change
+        return marks
+
+    # ------------------------------------------------------------------ actions
+    def action_step(self, delta: int) -> None:
+        self.cursor += delta
+
+    def action_jump_to(self, index: int) -> None:
+        self.cursor = index
+
+    def jump_to(self, index: int) -> None:
+        """Palette intent: move the cursor to step `index` (clamped)."""
+        self.cursor = index
+
+    def action_last(self) -> None:
+        self.cursor = len(self.timeline) - 1
+
+    def action_next_decision(self) -> None:
+        later = [i for i in self.decision_steps if i > self.cursor]
+        if later:
+            self.cursor = later[0]
+        else:
+            self.notify("No later gate decision.")
+
+    def action_previous_decision(self) -> None:
+        earlier = [i for i in self.decision_steps if i < self.cursor]
+        if earlier:
+            self.cursor = earlier[-1]
+        else:
+            self.notify("No earlier gate decision.")
+
+    def action_toggle_play(self) -> None:
+        bar = self.query_one(ReplayBar)
+        if self._timer is not None:
+            self._stop_playing()
+            return
+        if self.cursor >= len(self.timeline) - 1:
+            self.cursor = 0
+        self._timer = self.set_interval(1 / SPEEDS[self._speed_index], self._tick)
+        bar.playing = True
+
+    def _tick(self) -> None:
+        if self.cursor >= len(self.timeline) - 1:
+            self._stop_playing()
+            return
+        self.cursor += 1
+
+    def _stop_playing(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.query_one(ReplayBar).playing = False
+
+    def _set_speed(self, delta: int) -> None:
+        self._speed_index = max(0, min(len(SPEEDS) - 1, self._speed_index + delta))
+        speed = SPEEDS[self._speed_index]
+        self.query_one(ReplayBar).speed = speed
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = self.set_interval(1 / speed, self._tick)
+
+    def action_faster(self) -> None:
+        self._set_speed(1)
+
+    def action_slower(self) -> None:
+        self._set_speed(-1)
+
+    def action_close(self) -> None:
+        """Escape closes a replay opened from the palette; the first screen stays."""
+        if len(self.app.screen_stack) > 2:
+            self._stop_playing()
+            self.app.pop_screen()
+
+    def on_step_chosen(self, message: StepChosen) -> None:
+        self.cursor = message.index

@@ -1,0 +1,186 @@
+"""Why: one gate decision explained from its recorded evidence, plus a what-if to change the verdict.
+
+Everything above the what-if panel comes from the decision as recorded (nothing re-runs). The
+what-if rebuilds the state the gate saw with the fold, applies one edit (an argument or a ledger
+value) and asks the domain's predicates again, showing the new verdict next to the old one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Select, Static
+
+from ledger_tui.engine.domain import Domain, clause_text
+from ledger_tui.engine.events import EvidenceRead, GateDecided, GateDecision, PredicateResult
+from ledger_tui.engine.fold import SessionState
+from ledger_tui.engine.serialize import compact
+from ledger_tui.ui.whatif import Edit, editable_targets, what_if
+from ledger_tui.ui.widgets.tool_call_item import WHO
+
+
+def short(value: Any, limit: int = 200) -> str:
+    text = compact(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_read(r: EvidenceRead) -> Text:
+    """One evidence line: path = value, and where the value came from (which step, which call)."""
+    if r.origin == "context":
+        return Text(f"  context {r.path.removeprefix('context.')} = {short(r.value, 160)}", style="dim")
+    if not r.present:
+        return Text(f"  {r.path}: not in the ledger", style="italic")
+    line = Text(f"  {r.path}")
+    if r.stale:
+        line.append(" STALE", style="bold")
+    line.append(f" = {short(r.value)}")
+    if r.origin == "stated":
+        line.append(f"\n      stated by the customer at step {r.source_seq}", style="dim")
+    else:
+        where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
+        if r.source_call:
+            where += f" by {r.source_call}"
+        line.append(f"\n      {where}", style="dim")
+    return line
+
+
+def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
+    mark = "pass" if p.passed else f"FAIL → {p.verdict_on_fail.value}"
+    text = Text.assemble((f"[{mark}] ", "bold"), (p.name, "bold"), f"  clause {p.clause}")
+    if not p.passed and p.reason:
+        text.append(f"\n  reason: {p.reason}")
+    if not p.passed and p.hint:
+        text.append(f"\n  hint: {p.hint}")
+    for r in p.reads:
+        text.append("\n")
+        text.append_text(describe_read(r))
+    if policy:
+        clause = clause_text(policy, p.clause)
+        if clause:
+            text.append(f"\n  policy: {clause}", style="italic")
+    return text
+
+
+class WhyScreen(Screen[None]):
+    """Enter on a gate log row opens this; Escape goes back."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="why.back"),
+        Binding("w", "focus_whatif", "What-if", id="why.whatif"),
+    ]
+
+    def __init__(
+        self,
+        decided: GateDecided,
+        before: SessionState,
+        domain: Domain | None,
+        policy: str | None,
+        unavailable: str = "",
+    ) -> None:
+        super().__init__()
+        self.decided = decided
+        self.before = before
+        self.domain = domain
+        self.policy = policy
+        self.unavailable = unavailable
+        self.targets = editable_targets(decided, before)
+        self.outcome: GateDecision | None = None
+
+    def compose(self) -> ComposeResult:
+        d = self.decided.decision
+        verdict = d.verdict.value.lower()
+        yield Static(self._title(), id="why-title", classes=f"-{verdict}")
+        with VerticalScroll(id="why-body"):
+            yield Static(self._summary(d), id="why-summary", classes=f"-{verdict}")
+            for p in d.predicates:
+                yield Static(
+                    describe_predicate(p, self.policy),
+                    classes="predicate " + ("-pass" if p.passed else f"-fail -{p.verdict_on_fail.value.lower()}"),
+                )
+            if not self.policy:
+                yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
+        with Horizontal(id="whatif"):
+            options = [(f"{t} {k}", i) for i, (t, k, _) in enumerate(self.targets)]
+            yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
+            yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
+        yield Static(self._whatif_intro(), id="whatif-result")
+        yield Footer()
+
+    # ------------------------------------------------------------------ text
+    def _title(self) -> Text:
+        d = self.decided.decision
+        who = WHO.get(d.call.requestor, d.call.requestor)
+        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), f" step {self.decided.seq} · {who} · {d.call.signature()}")
+
+    def _summary(self, d: GateDecision) -> Text:
+        text = Text.assemble(("call ", "bold"), d.call.name)
+        for k, v in d.call.arguments.items():
+            text.append(f"\n  {k} = {short(v)}")
+        text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{d.verdict.value}: {d.reason}"))
+        if d.hint:
+            text.append_text(Text.assemble("\n", ("hint ", "bold"), d.hint))
+        for s in d.suggested_calls:
+            text.append(f"\n  suggested read: {s.signature()}")
+        return text
+
+    def _whatif_intro(self) -> Text:
+        if self.domain is None:
+            return Text(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}.", style="dim")
+        return Text("Pick an argument or a ledger value to change, edit it, press Enter: the gate runs again on the state at this step.", style="dim")
+
+    # ------------------------------------------------------------------ what-if
+    def action_focus_whatif(self) -> None:
+        self.query_one("#whatif-target", Select).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.value is Select.BLANK or not isinstance(event.value, int):
+            return
+        _, _, value = self.targets[event.value]
+        box = self.query_one("#whatif-value", Input)
+        box.value = value if isinstance(value, str) else compact(value)
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        choice = self.query_one("#whatif-target", Select).value
+        if not isinstance(choice, int):
+            self.notify("Pick what to change first (the list left of the value).", severity="warning")
+            return
+        try:
+            value: Any = json.loads(event.value)
+        except ValueError:
+            value = event.value
+        target, key, _ = self.targets[choice]
+        self.run_what_if(Edit(target, key, value))  # type: ignore[arg-type]
+
+    def run_what_if(self, edit: Edit) -> GateDecision | None:
+        """Re-run the gate with `edit`; shows and returns the new decision."""
+        result = self.query_one("#whatif-result", Static)
+        if self.domain is None:
+            self.notify(self._whatif_intro().plain, severity="warning")
+            return None
+        outcome = what_if(self.decided, self.before, self.domain, edit)
+        self.outcome = outcome
+        before = self.decided.decision
+        text = Text.assemble(
+            ("what-if ", "bold"),
+            f"{edit.target} {edit.key} = {short(edit.value, 80)}  →  ",
+            (f" {outcome.verdict.value} ", "bold reverse"),
+            f"  (was {before.verdict.value})",
+        )
+        text.append(f"\n{outcome.reason}")
+        was = {p.name: p.passed for p in before.predicates}
+        for p in outcome.predicates:
+            if was.get(p.name) != p.passed:
+                text.append(f"\n  {p.name}: {'now passes' if p.passed else 'now fails: ' + p.reason}")
+        result.update(text)
+        for v in ("allow", "revise", "block"):
+            result.remove_class(f"-{v}")
+        result.add_class(f"-{outcome.verdict.value.lower()}")
+        return outcome

@@ -1,0 +1,131 @@
+"""The workbench layout shared by play and replay: status line, conversation, ledger, gate log.
+
+Subclasses add what differs (the console and the bridge for play, the cursor for replay); both
+show state the same way, from events and the fold. Orchestration stays small: the panes' intent
+methods do the work.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.events import Event, GateDecided, Verdict
+from ledger_tui.engine.fold import SessionState, fold
+from ledger_tui.ui.messages import DecisionChosen
+from ledger_tui.ui.screens.help import HelpScreen
+from ledger_tui.ui.screens.why import WhyScreen
+from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, LedgerTree, StatusBar
+
+
+class WorkbenchScreen(Screen[None]):
+    """Three panes over one event list; `events` and `domain` are supplied by the subclass."""
+
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="workbench.help"),
+        Binding("ctrl+g", "focus_pane('gate-log')", "Gate log", id="workbench.focus_gate_log"),
+        Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger"),
+        Binding("ctrl+o", "focus_pane('conversation')", "Chat", id="workbench.focus_conversation", show=False),
+    ]
+
+    domain: Domain | None = None
+    domain_problem: str = ""
+    source_path: Path | None = None
+    console = False
+
+    def compose_bottom(self) -> ComposeResult:
+        """The line above the footer (console or replay bar)."""
+        return iter(())
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield StatusBar(id="status")
+            yield BusyIndicator(id="busy")
+        with Horizontal(id="panes"):
+            yield ConversationView(id="conversation")
+            with Vertical(id="side"):
+                yield LedgerTree(id="ledger")
+                yield GateLog(id="gate-log")
+        yield from self.compose_bottom()
+        yield Footer()
+
+    # ------------------------------------------------------------------ panes
+    @property
+    def conversation(self) -> ConversationView:
+        return self.query_one(ConversationView)
+
+    @property
+    def ledger(self) -> LedgerTree:
+        return self.query_one(LedgerTree)
+
+    @property
+    def gate_log(self) -> GateLog:
+        return self.query_one(GateLog)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def events(self) -> list[Event]:
+        raise NotImplementedError
+
+    @property
+    def cursor_index(self) -> int:
+        """The step the panes show (the last event in play)."""
+        return len(self.events) - 1
+
+    def state_at(self, index: int) -> SessionState:
+        return fold(self.events, upto=index)
+
+    # ------------------------------------------------------------------ actions
+    def action_focus_pane(self, pane_id: str) -> None:
+        self.query_one(f"#{pane_id}").focus()
+
+    def action_help(self) -> None:
+        keys = []
+        for key, active in self.active_bindings.items():
+            b = active.binding
+            if b.description or b.id:
+                keys.append((self.app.get_key_display(b), b.description or b.action, b.id or ""))
+        self.app.push_screen(HelpScreen(keys, console=self.console))
+
+    def on_decision_chosen(self, message: DecisionChosen) -> None:
+        self.explain(message.decided)
+
+    def explain(self, decided: GateDecided) -> WhyScreen:
+        """Open the Why screen on `decided`, with the state the gate saw (folded up to the step before)."""
+        index = next((i for i, e in enumerate(self.events) if e.seq == decided.seq), len(self.events))
+        before = self.state_at(index - 1)
+        policy = None
+        if self.domain is not None:
+            try:
+                policy = self.domain.policy
+            except OSError:
+                policy = None
+        screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem)
+        self.app.push_screen(screen)
+        return screen
+
+    # ------------------------------------------------------------------ palette intents
+    def filter_gate_log(self, verdict: Verdict | None) -> None:
+        self.gate_log.filter(verdict)
+        self.notify(f"Gate log: {'only ' + verdict.value if verdict else 'all decisions'}.")
+
+    def export_ledger(self) -> Path:
+        """Write the ledger as of the cursor next to the session file; returns the path written."""
+        index = self.cursor_index
+        state = self.state_at(index)
+        base = self.source_path or Path("sessions") / "ledger"
+        target = base.with_name(f"{base.stem}.ledger-step{max(index, 0)}.json")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(state.ledger.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        self.notify(f"Ledger at step {index} written to {target}.")
+        return target

@@ -1,0 +1,122 @@
+"""The gate log: one row per gate decision, coloured by verdict; Enter explains the row.
+
+Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
+or removes the rows that differ. A verdict filter hides rows without forgetting them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.ui.messages import DecisionChosen
+
+
+class GateLog(DataTable[Text]):
+    """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
+
+    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block"}
+    BINDINGS = [Binding("enter", "explain", "Why?", id="gate_log.explain")]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
+        self._decisions: list[GateDecided] = []
+        self._verdict_filter: Verdict | None = None
+        self.border_title = "Gate log"
+
+    def on_mount(self) -> None:
+        self.add_column("step", key="step", width=4)
+        self.add_column("verdict", key="verdict", width=7)
+        self.add_column("call", key="call")
+        self.add_column("reason", key="reason")
+
+    # ------------------------------------------------------------------ intent methods
+    @property
+    def decisions(self) -> list[GateDecided]:
+        """Every decision recorded (filtered or not), in order."""
+        return list(self._decisions)
+
+    @property
+    def verdict_filter(self) -> Verdict | None:
+        return self._verdict_filter
+
+    def record(self, decided: GateDecided) -> None:
+        """Append one decision (shown if it passes the filter) and move the cursor to it."""
+        self._decisions.append(decided)
+        if self._shows(decided):
+            self._add_row(decided)
+            self.move_cursor(row=self.row_count - 1)
+        self._update_title()
+
+    def sync(self, decisions: Iterable[GateDecided]) -> None:
+        """Show exactly these decisions (replay), touching only the rows that differ."""
+        wanted = list(decisions)
+        common = 0
+        for old, new in zip(self._decisions, wanted):
+            if old.seq != new.seq:
+                break
+            common += 1
+        for gone in self._decisions[common:]:
+            if self._shows(gone):
+                self.remove_row(str(gone.seq))
+        self._decisions = self._decisions[:common]
+        for decided in wanted[common:]:
+            self._decisions.append(decided)
+            if self._shows(decided):
+                self._add_row(decided)
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
+        self._update_title()
+
+    def filter(self, verdict: Verdict | None) -> None:
+        """Show only decisions with this verdict (None: all)."""
+        self._verdict_filter = verdict
+        self.clear()
+        for decided in self._decisions:
+            if self._shows(decided):
+                self._add_row(decided)
+        self._update_title()
+
+    def selected(self) -> GateDecided | None:
+        """The decision under the cursor."""
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return next((d for d in self._decisions if str(d.seq) == key), None)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """A click on a highlighted row explains it, like Enter."""
+        event.stop()
+        self.action_explain()
+
+    def action_explain(self) -> None:
+        decided = self.selected()
+        if decided is not None:
+            self.post_message(DecisionChosen(decided))
+
+    # ------------------------------------------------------------------ internals
+    def _shows(self, decided: GateDecided) -> bool:
+        return self._verdict_filter is None or decided.decision.verdict == self._verdict_filter
+
+    def _add_row(self, decided: GateDecided) -> None:
+        d = decided.decision
+        style = self.get_component_rich_style(f"gate-log--{d.verdict.value.lower()}", partial=True)
+        self.add_row(
+            Text(str(decided.seq), style=style),
+            Text(d.verdict.value, style=style + Style(bold=True)),
+            Text(d.call.signature(), style=style, overflow="ellipsis", no_wrap=True),
+            Text(d.reason, style=style, overflow="ellipsis", no_wrap=True),
+            key=str(decided.seq),
+        )
+
+    def _update_title(self) -> None:
+        counts = {v: sum(1 for d in self._decisions if d.decision.verdict == v) for v in Verdict}
+        title = f"Gate log  ALLOW {counts[Verdict.ALLOW]} · REVISE {counts[Verdict.REVISE]} · BLOCK {counts[Verdict.BLOCK]}"
+        if self._verdict_filter is not None:
+            title += f"  [only {self._verdict_filter.value}]"
+        self.border_title = title

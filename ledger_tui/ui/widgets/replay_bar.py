@@ -1,0 +1,77 @@
+"""The replay cursor, visible: a step counter, a slider with gate decisions marked, the speed.
+
+Clicking the slider chooses a step (`StepChosen`); the keys live on the replay screen so they can
+be remapped in one place.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ledger_tui.ui.messages import StepChosen
+
+PREFIX_WIDTH = 18
+
+
+class ReplayBar(Widget):
+    """Reactive `index`, `total`, `speed`, `playing`; `marks` are the steps of gate decisions."""
+
+    index: reactive[int] = reactive(-1)
+    total: reactive[int] = reactive(0)
+    speed: reactive[float] = reactive(4.0)
+    playing: reactive[bool] = reactive(False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.marks: dict[int, str] = {}
+
+    def render(self) -> Text:
+        width = max(self.size.width, 40)
+        counter = f" step {self.index}/{max(self.total - 1, 0)} "
+        state = f" {'▶ playing' if self.playing else '⏸ paused'} {self.speed:g}/s "
+        slider_width = max(width - len(counter) - len(state) - 2, 10)
+        text = Text(counter, style="bold")
+        text.append("▕")
+        text.append_text(self._slider(slider_width))
+        text.append("▏")
+        text.append(state)
+        return text
+
+    def _slider(self, width: int) -> Text:
+        cells = [("─", "")] * width
+        n = max(self.total - 1, 1)
+        for step, verdict in self.marks.items():
+            x = min(width - 1, round(step * (width - 1) / n))
+            cells[x] = ("┃", f"verdict-{verdict}")
+        x = min(width - 1, max(0, round(max(self.index, 0) * (width - 1) / n)))
+        cells[x] = ("●", "cursor")
+        text = Text()
+        for i, (char, kind) in enumerate(cells):
+            if kind == "cursor":
+                style = self.get_component_rich_style("replay-bar--cursor", partial=True)
+            elif kind:
+                style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
+            else:
+                style = self.get_component_rich_style("replay-bar--track", partial=True)
+            text.append("━" if not kind and i < x else char, style)
+        return text
+
+    COMPONENT_CLASSES = {
+        "replay-bar--cursor",
+        "replay-bar--track",
+        "replay-bar--allow",
+        "replay-bar--revise",
+        "replay-bar--block",
+    }
+
+    def on_click(self, event: events.Click) -> None:
+        width = max(self.size.width, 40)
+        counter = len(f" step {self.index}/{max(self.total - 1, 0)} ") + 1
+        state = len(f" {'▶ playing' if self.playing else '⏸ paused'} {self.speed:g}/s ")
+        slider_width = max(width - counter - state - 1, 10)
+        x = event.x - counter
+        if 0 <= x < slider_width and self.total:
+            self.post_message(StepChosen(round(x * (self.total - 1) / max(slider_width - 1, 1))))

@@ -1,0 +1,69 @@
+"""One tool call in the conversation: collapsed to its signature, expandable to arguments and result.
+
+The title carries who asked, the verdict (if the gate judged it) and the outcome, so the transcript
+can be skimmed without opening anything.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.widgets import Collapsible, Static
+
+from ledger_tui.engine.events import ToolCallProposed, ToolResult, Verdict
+
+WHO = {"assistant": "agent", "operator": "operator", "user": "customer"}
+
+
+class ToolCallItem(Collapsible):
+    """`set_verdict` and `set_result` fill it in as the events arrive; `clear_*` undo (replay)."""
+
+    def __init__(self, proposed: ToolCallProposed) -> None:
+        self.proposed = proposed
+        self.verdict: Verdict | None = None
+        self.result: ToolResult | None = None
+        args = json.dumps(proposed.call.arguments, indent=1, ensure_ascii=False, sort_keys=True)
+        self._result_view = Static("", classes="tool-result")
+        self._result_view.display = False
+        super().__init__(
+            Static(Text(f"arguments {args}"), classes="tool-args"),
+            self._result_view,
+            title=self._heading(),
+            collapsed=True,
+            classes=f"tool-call -{proposed.kind}",
+        )
+
+    def set_verdict(self, verdict: Verdict | None) -> None:
+        if self.verdict is not None:
+            self.remove_class(f"-{self.verdict.value.lower()}")
+        self.verdict = verdict
+        if verdict is not None:
+            self.add_class(f"-{verdict.value.lower()}")
+        self.title = self._heading()
+
+    def set_result(self, result: ToolResult | None) -> None:
+        self.result = result
+        self.set_class(result is not None and result.error, "-error")
+        if result is None:
+            self._result_view.display = False
+            self._result_view.update("")
+        else:
+            self._result_view.display = True
+            head = "gate feedback" if not result.executed else ("error" if result.error else "result")
+            self._result_view.update(Text(f"{head}: {result.content}"))
+        self.title = self._heading()
+
+    def _heading(self) -> str:
+        call = self.proposed.call
+        parts = [f"{WHO.get(call.requestor, call.requestor)} → {call.signature()}"]
+        if self.verdict is not None:
+            parts.append(self.verdict.value)
+        if self.result is not None:
+            if not self.result.executed:
+                parts.append("not run")
+            elif self.result.error:
+                parts.append("error")
+            else:
+                parts.append("ok")
+        return "  ·  ".join(parts)

@@ -1,0 +1,110 @@
+"""End to end: two tasks × 4 trials × two modes, the loopback server playing agent and customer."""
+
+import asyncio
+import json
+
+import pytest
+
+from ledger_tui.engine.models import OpenAIModel, RetryingModel
+from ledger_tui.engine.store import read_trajectory
+from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
+from ledger_tui.eval.summary import plot, summarize, table
+from tests.eval.toy_eval import TASKS, play_both
+from tests.loopback import LoopbackServer
+
+
+class Interrupted(Exception):
+    """Stands in for Ctrl-C (pytest reserves KeyboardInterrupt for itself)."""
+
+
+def config(toy_domain, server, out, modes=("baseline", "full"), attempts=1, concurrency=4):
+    def model():
+        return RetryingModel(OpenAIModel(model="loopback", base_url=server.base_url, api_key="k", max_retries=0), attempts=attempts, base_delay=0.01)
+
+    return EvalConfig(
+        domain=toy_domain, tasks=TASKS, modes=list(modes), trials=4, out=out,
+        agent_model=model, user_model=model, concurrency=concurrency,
+    )
+
+
+def outcomes(results):
+    return sorted((r.mode, r.task_id, r.reward, r.termination) for r in results)
+
+
+async def test_two_tasks_four_trials_two_modes(toy_domain, tmp_path):
+    with LoopbackServer(play_both) as server:
+        results = await run_eval(config(toy_domain, server, tmp_path))
+    assert len(results) == 16
+    by = {(r.mode, r.task_id): set() for r in results}
+    for r in results:
+        by[(r.mode, r.task_id)].add(r.reward)
+    assert by[("full", "renew-L1")] == {1.0} and by[("full", "renew-L2")] == {1.0}
+    assert by[("baseline", "renew-L1")] == {1.0} and by[("baseline", "renew-L2")] == {0.0}
+    summary = {s.mode: s for s in summarize(results)}
+    assert summary["full"].pass_k == {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}
+    assert summary["baseline"].pass_k == {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.5}
+    assert summary["full"].per_run["block"] == pytest.approx(0.5)
+    text = "\n".join(table(list(summary.values())) + plot(list(summary.values())))
+    assert "pass^4" in text and "F=full" in text
+    # every run is a trajectory that replays, ending with its grade
+    trajectory = read_trajectory(results[0].trajectory)
+    assert trajectory.events[-1].type == "session_ended" and trajectory.events[-1].reward in (0.0, 1.0)
+    assert (tmp_path / "results.jsonl").read_text().count("\n") == 16
+
+
+async def test_transient_failures_are_retried_and_grades_do_not_change(toy_domain, tmp_path):
+    seen: set[str] = set()
+    counter = {"n": 0}
+
+    def flaky(request):
+        """Every third distinct request fails once (500 or 429), whatever the interleaving."""
+        key = json.dumps(request, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            if len(seen) % 3 == 0:
+                counter["n"] += 1
+                return {"status": 500 if len(seen) % 2 else 429}
+        return play_both(request)
+
+    with LoopbackServer(play_both) as server:
+        clean = await run_eval(config(toy_domain, server, tmp_path / "clean"))
+    with LoopbackServer(flaky) as server:
+        noisy = await run_eval(config(toy_domain, server, tmp_path / "noisy", attempts=5))
+    assert outcomes(noisy) == outcomes(clean)
+    assert counter["n"] > 0 and all(r.termination != "infrastructure_error" for r in noisy)
+
+
+async def test_unrecovered_failures_are_infrastructure_errors_left_out_of_pass_k(toy_domain, tmp_path):
+    def down_for_l2(request):
+        if "L2" in json.dumps(request["messages"]):
+            return {"status": 503}
+        return play_both(request)
+
+    with LoopbackServer(down_for_l2) as server:
+        results = await run_eval(config(toy_domain, server, tmp_path, modes=("full",), attempts=2))
+    infra = [r for r in results if r.termination == "infrastructure_error"]
+    assert len(infra) == 4 and all(r.task_id == "renew-L2" for r in infra)
+    summary = summarize(results)[0]
+    assert summary.infrastructure_errors == 4 and summary.tasks == 1 and summary.pass_k[4] == 1.0
+
+
+async def test_an_interrupted_eval_resumes_without_redoing_finished_trials(toy_domain, tmp_path):
+    with LoopbackServer(play_both) as server:
+        cfg = config(toy_domain, server, tmp_path, modes=("full",), concurrency=1)
+        finished = []
+
+        async def stop_after_three(result):
+            finished.append(result)
+            if len(finished) == 3:
+                raise Interrupted
+
+        with pytest.raises(Interrupted):
+            await run_eval(cfg, on_result=stop_after_three)
+        assert len(load_results(tmp_path)) == 3
+        before = len(server.requests)
+        results = await run_eval(cfg)
+        requests_for_rest = len(server.requests) - before
+    assert len(results) == 8 and len({r.key() for r in results}) == 8
+    # three renew-L1 trials took 7 requests each; one more L1 (7) and four L2 trials (6 each) remain
+    assert before == 21
+    assert requests_for_rest == 7 + 4 * 6, "finished trials were run again"
