@@ -253,6 +253,133 @@ def replay(
     launch_replay(trajectory, step)
 
 
+@app.command("eval")
+def eval_command(
+    domain: str = typer.Option(..., "--domain", "-d", help="Domain whose tasks to run."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids (default: all)."),
+    trials: int = typer.Option(1, "--trials", "-n", min=1, help="Trials per task (pass^k for k <= trials)."),
+    mode: list[str] = typer.Option(["full"], "--mode", help="Ablation mode; repeat for several."),
+    agent: str = typer.Option("llm", "--agent", help="llm (a model) or gold (offline gold agent)."),
+    agent_model: Optional[str] = typer.Option(None, "--agent-model", help="Agent model (default: $OPENAI_MODEL)."),
+    user_model: Optional[str] = typer.Option(None, "--user-model", help="Customer-simulator model (default: the agent model)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
+    concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Conversations run at once."),
+    compact: bool = typer.Option(False, "--compact", help="Replace absorbed tool results in the transcript by their ledger paths."),
+    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help="A τ²-bench domain data folder (db, tasks, policy) to run instead."),
+    split: Optional[str] = typer.Option(None, "--split", help="With --tau2-data: a split of split_tasks.json (e.g. test)."),
+    out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
+    max_turns: int = typer.Option(30, "--max-turns", help="Customer turns before a run is cut off."),
+) -> None:
+    """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
+    from ledger_tui.engine.models import OpenAIModel, RetryingModel
+    from ledger_tui.eval.runner import EvalConfig, run_eval, select_tasks
+    from ledger_tui.eval.summary import plot, summarize, table
+    from ledger_tui.eval.tau2 import tau2_domain
+
+    for m in mode:
+        _check_mode(m)
+    if agent not in ("llm", "gold"):
+        raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
+    d, all_tasks = tau2_domain(domain, tau2_data, split)
+    chosen = select_tasks(all_tasks, tasks)
+    agent_factory = user_factory = None
+    if agent == "llm":
+        OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key)  # fail now if no key/endpoint
+
+        def agent_factory():
+            return RetryingModel(OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key))
+
+        def user_factory():
+            return RetryingModel(OpenAIModel(model=user_model or agent_model, base_url=base_url, api_key=api_key))
+
+    config = EvalConfig(
+        domain=d, tasks=chosen, modes=list(mode), trials=trials, out=out, agent=agent,
+        agent_model=agent_factory, user_model=user_factory, concurrency=concurrency,
+        compact=compact, max_turns=max_turns,
+    )
+    total = len(chosen) * trials * len(mode)
+    results = asyncio.run(_eval_with_progress(config, total))
+    summaries = summarize(results)
+    for line in table(summaries):
+        typer.echo(line)
+    typer.echo("")
+    for line in plot(summaries):
+        typer.echo(line)
+    (out / "summary.json").write_text(
+        json.dumps([s.__dict__ for s in summaries], indent=2, default=str) + "\n", encoding="utf-8"
+    )
+    typer.echo(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
+
+
+async def _eval_with_progress(config, total: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ledger_tui.eval.runner import load_results, run_eval
+
+    done_before = len([r for r in load_results(config.out) if not r.infrastructure_error])
+    with Progress(
+        TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), transient=False,
+    ) as progress:
+        bar = progress.add_task("", total=total, completed=min(done_before, total))
+        passed = {"n": 0}
+
+        def tick(result):
+            passed["n"] += int(result.passed)
+            progress.update(bar, advance=1, description=f"{passed['n']} passed in this run")
+
+        return await run_eval(config, on_result=tick)
+
+
+@app.command("import-tau2")
+def import_tau2(
+    results: Path = typer.Argument(..., help="A τ²-bench results.json."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the trajectories (one per simulation)."),
+) -> None:
+    """Convert a τ²-bench results file into trajectories, judging every recorded write with the gate."""
+    from ledger_tui.eval.tau2 import import_results
+
+    written = import_results(results, out)
+    typer.echo(f"imported {len(written)} simulations into {out}")
+    typer.echo(f"next: ledger-tui audit {out}   |   ledger-tui replay {written[0] if written else out}")
+
+
+@app.command()
+def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2 or eval.")) -> None:
+    """Per task and overall: writes the gate would ALLOW, REVISE or BLOCK, crossed with recorded rewards."""
+    from ledger_tui.eval.tau2 import audit as run_audit
+    from ledger_tui.eval.tau2 import audit_lines
+
+    rows, warnings = run_audit(folder)
+    for w in warnings:
+        typer.echo(f"warning: {w}", err=True)
+    for line in audit_lines(rows):
+        typer.echo(line)
+
+
+@app.command()
+def regress(
+    trajectories: list[Path] = typer.Argument(..., help="Trajectory files to replay under today's policy."),
+) -> None:
+    """Replay recorded model turns under today's predicates and report verdicts that changed."""
+    from domains import load_domain
+    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.eval.regress import check_domain, regress as run_regress, regress_lines
+
+    changed = 0
+    for path in trajectories:
+        loaded = read_trajectory(path)
+        domain = load_domain(check_domain(loaded.events))
+        report = asyncio.run(run_regress(domain, loaded.events))
+        changed += len(report.changes)
+        for line in regress_lines(path, report):
+            typer.echo(line)
+    typer.echo(f"{changed} verdict(s) changed in {len(trajectories)} trajectory file(s)")
+    if changed:
+        raise typer.Exit(1)
+
+
 def _policy_for(domain: str | None) -> str | None:
     if not domain:
         return None

@@ -130,6 +130,10 @@ class Domain:
     # (path pattern, read tool) pairs: which read supplies a path, e.g.
     # ("reservations.{reservation_id}", "get_reservation_details"). Used for REVISE hints.
     sources: list[tuple[str, str]] = field(default_factory=list)
+    # Set when running on someone else's data (e.g. a τ²-bench data folder): the policy text the
+    # model reads and the database loaded by default.
+    policy_override: str | None = None
+    db_override: Path | None = None
     _raw_cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ lookups
@@ -153,6 +157,8 @@ class Domain:
 
     @property
     def policy(self) -> str:
+        if self.policy_override is not None:
+            return self.policy_override
         return self.policy_path.read_text(encoding="utf-8")
 
     @property
@@ -166,10 +172,14 @@ class Domain:
     # ------------------------------------------------------------------ database
     def load_db(self, path: Path | None = None) -> Any:
         """A fresh, private copy of the domain database (the shipped one, or `path`)."""
+        path = path or self.db_override
         if self.load_db_hook is not None:
             return self.load_db_hook(path)
         source = Path(path) if path else self.db_path
-        key = str(source.resolve())
+        try:
+            key = f"{source.resolve()}:{source.stat().st_mtime_ns}"
+        except FileNotFoundError:
+            raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
         raw = self._raw_cache.get(key)
         if raw is None:
             try:
@@ -208,5 +218,5 @@ def clause_text(policy: str, clause: str) -> str:
                 if not s or s.startswith(("-", "*", "#")) or re.match(r"^\d+\.", s) or "[" in s[:3]:
                     break
                 out.append(s)
-            return " ".join(out).lstrip("-* ").replace(f"**{tag}**", tag)
+            return " ".join(out).replace(f"**{tag}**", tag).lstrip("-* ")
     return ""

@@ -120,6 +120,9 @@ class GoldAgent:
         if result is not None:
             outcome.executed = result.executed
             outcome.error = result.error
+        if decision is not None and decision.verdict == Verdict.REVISE and self._expected_revise(outcome):
+            self._settle(outcome)
+            return
         if decision is not None and decision.verdict == Verdict.REVISE:
             self.attempts += 1
             if self.attempts >= MAX_ATTEMPTS:
@@ -145,6 +148,18 @@ class GoldAgent:
             self._settle(outcome)
             return
         self._settle(outcome)
+
+    def _expected_revise(self, outcome: ActionOutcome) -> bool:
+        """A refusal task whose forbidden write must end in REVISE from a named predicate."""
+        info = self.task.ledger_tui
+        if not (self.task.is_refusal and self.current is info.forbidden_action and info.expected_verdict == "REVISE"):
+            return False
+        if info.expected_predicate:
+            return info.expected_predicate in outcome.failed_predicates
+        d = outcome.decision
+        return d is not None and not d.suggested_calls and not any(
+            n in CONFIRMATION_PREDICATES for n in outcome.failed_predicates
+        )
 
     def _settle(self, outcome: ActionOutcome) -> None:
         self.outcomes.append(outcome)

@@ -163,13 +163,16 @@ def mark_stale(
     *,
     because: str,
     source_seq: int | None,
+    keep: tuple[str, ...] = (),
 ) -> tuple[Ledger, list[LedgerUpdated]]:
-    """Mark every present observed path matched by `touched` as stale (a write or customer action)."""
+    """Mark every present observed path matched by `touched` as stale (a write or customer action).
+
+    Paths starting with one of `keep` are never marked (session facts such as who is identified)."""
     patterns = list(touched)
     changes: dict[str, Entry] = {}
     updates: list[LedgerUpdated] = []
     for path, entry in ledger.items():
-        if entry.origin != "observed" or entry.stale:
+        if entry.origin != "observed" or entry.stale or (keep and path.startswith(keep)):
             continue
         if any(matches(p, path) for p in patterns):
             changes[path] = replace(entry, stale=True, stale_because=because)

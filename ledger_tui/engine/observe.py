@@ -43,7 +43,9 @@ def observe_write(
     if not touched:
         return ledger, []
     who = "the customer" if call.requestor == "user" else "a write"
-    return mark_stale(ledger, touched, because=f"{call.signature()} by {who}", source_seq=seq)
+    return mark_stale(
+        ledger, touched, because=f"{call.signature()} by {who}", source_seq=seq, keep=(CURRENT_USER, IDENTIFIED_PREFIX)
+    )
 
 
 def observe_statements(

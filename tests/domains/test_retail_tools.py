@@ -371,3 +371,24 @@ def test_every_predicate_clause_is_tagged_in_the_policy():
         text = clause_text(policy, p.clause)
         assert text and f"[{p.clause}]" in text, p.clause
         assert len(text) > 60, p.clause
+
+
+def test_number_types_follow_the_reference_arithmetic(env):
+    """An empty exchange keeps the integer 0 (digest-visible); an equal-price swap is a 0.0 refund."""
+    delivered = first(env.db, "delivered")
+    data = ok(env, "exchange_delivered_order_items", order_id=delivered.order_id, item_ids=[], new_item_ids=[],
+              payment_method_id=original_method(delivered))
+    assert data["exchange_price_difference"] == 0
+    assert type(env.db.orders[delivered.order_id].exchange_price_difference) is int
+
+    order = first(env.db, "pending", lambda o, u: swaps(env.db, o, 1) is not None and not method_kind(o, "gift_card"))
+    ((item, variant),) = swaps(env.db, order, 1)
+    item.price = variant.price
+    ok(env, "modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
+              new_item_ids=[variant.item_id], payment_method_id=original_method(order))
+    last = env.db.orders[order.order_id].payment_history[-1]
+    assert (last.transaction_type, last.amount, type(last.amount)) == ("refund", 0.0, float)
+
+
+def original_method(order) -> str:
+    return order.payment_history[0].payment_method_id

@@ -25,6 +25,16 @@ from ledger_tui.ui.whatif import Edit, editable_targets, what_if
 from ledger_tui.ui.widgets.tool_call_item import WHO
 
 
+INDENT = "\u00a0\u00a0"  # non-breaking, so wrapping keeps the indentation
+
+
+def policy_clause(policy: str | None, clause: str) -> str:
+    """The clause paragraph from policy.md, without markdown emphasis."""
+    if not policy:
+        return ""
+    return clause_text(policy, clause).replace("**", "").strip()
+
+
 def short(value: Any, limit: int = 200) -> str:
     text = compact(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -33,37 +43,36 @@ def short(value: Any, limit: int = 200) -> str:
 def describe_read(r: EvidenceRead) -> Text:
     """One evidence line: path = value, and where the value came from (which step, which call)."""
     if r.origin == "context":
-        return Text(f"  context {r.path.removeprefix('context.')} = {short(r.value, 160)}", style="dim")
+        return Text(f"{INDENT}context {r.path.removeprefix('context.')} = {short(r.value, 160)}", style="dim")
     if not r.present:
-        return Text(f"  {r.path}: not in the ledger", style="italic")
-    line = Text(f"  {r.path}")
+        return Text(f"{INDENT}{r.path}: not in the ledger", style="italic")
+    line = Text(f"{INDENT}{r.path}")
     if r.stale:
         line.append(" STALE", style="bold")
     line.append(f" = {short(r.value)}")
     if r.origin == "stated":
-        line.append(f"\n      stated by the customer at step {r.source_seq}", style="dim")
+        line.append(f"\n{INDENT * 3}stated by the customer at step {r.source_seq}", style="dim")
     else:
         where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
         if r.source_call:
             where += f" by {r.source_call}"
-        line.append(f"\n      {where}", style="dim")
+        line.append(f"\n{INDENT * 3}{where}", style="dim")
     return line
 
 
 def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
     mark = "pass" if p.passed else f"FAIL → {p.verdict_on_fail.value}"
-    text = Text.assemble((f"[{mark}] ", "bold"), (p.name, "bold"), f"  clause {p.clause}")
+    text = Text.assemble((f"[{mark}] ", "bold"), (p.name, "bold"), f" · clause {p.clause}")
     if not p.passed and p.reason:
-        text.append(f"\n  reason: {p.reason}")
+        text.append(f"\n{INDENT}reason: {p.reason}")
     if not p.passed and p.hint:
-        text.append(f"\n  hint: {p.hint}")
+        text.append(f"\n{INDENT}hint: {p.hint}")
     for r in p.reads:
         text.append("\n")
         text.append_text(describe_read(r))
-    if policy:
-        clause = clause_text(policy, p.clause)
-        if clause:
-            text.append(f"\n  policy: {clause}", style="italic")
+    clause = policy_clause(policy, p.clause)
+    if clause:
+        text.append(f"\n{INDENT}policy: {clause}", style="italic")
     return text
 
 
@@ -98,7 +107,7 @@ class WhyScreen(Screen[None]):
         yield Static(self._title(), id="why-title", classes=f"-{verdict}")
         with VerticalScroll(id="why-body"):
             yield Static(self._summary(d), id="why-summary", classes=f"-{verdict}")
-            for p in d.predicates:
+            for p in sorted(d.predicates, key=lambda p: p.passed):
                 yield Static(
                     describe_predicate(p, self.policy),
                     classes="predicate " + ("-pass" if p.passed else f"-fail -{p.verdict_on_fail.value.lower()}"),
@@ -121,12 +130,12 @@ class WhyScreen(Screen[None]):
     def _summary(self, d: GateDecision) -> Text:
         text = Text.assemble(("call ", "bold"), d.call.name)
         for k, v in d.call.arguments.items():
-            text.append(f"\n  {k} = {short(v)}")
+            text.append(f"\n{INDENT}{k} = {short(v)}")
         text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{d.verdict.value}: {d.reason}"))
         if d.hint:
             text.append_text(Text.assemble("\n", ("hint ", "bold"), d.hint))
         for s in d.suggested_calls:
-            text.append(f"\n  suggested read: {s.signature()}")
+            text.append(f"\n{INDENT}suggested read: {s.signature()}")
         return text
 
     def _whatif_intro(self) -> Text:
@@ -178,7 +187,7 @@ class WhyScreen(Screen[None]):
         was = {p.name: p.passed for p in before.predicates}
         for p in outcome.predicates:
             if was.get(p.name) != p.passed:
-                text.append(f"\n  {p.name}: {'now passes' if p.passed else 'now fails: ' + p.reason}")
+                text.append(f"\n{INDENT}{p.name}: {'now passes' if p.passed else 'now fails: ' + p.reason}")
         result.update(text)
         for v in ("allow", "revise", "block"):
             result.remove_class(f"-{v}")

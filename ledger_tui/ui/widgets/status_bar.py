@@ -24,7 +24,7 @@ class StatusBar(Static):
         t = state.totals
         text = Text()
         if self.label:
-            text.append(f"{self.label} ", "bold")
+            text.append(f"{self.label}  ", "bold")
         if started is not None:
             text.append(f"{started.domain}", "bold")
             text.append(f" · {started.model} · {started.mode}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from ledger_tui.engine.events import ToolCallProposed, ToolResult, Verdict
@@ -29,7 +30,7 @@ class ToolCallItem(Collapsible):
         super().__init__(
             Static(Text(f"arguments {args}"), classes="tool-args"),
             self._result_view,
-            title=self._heading(),
+            title=self._heading(),  # type: ignore[arg-type]
             collapsed=True,
             classes=f"tool-call -{proposed.kind}",
         )
@@ -40,7 +41,7 @@ class ToolCallItem(Collapsible):
         self.verdict = verdict
         if verdict is not None:
             self.add_class(f"-{verdict.value.lower()}")
-        self.title = self._heading()
+        self.title = self._heading()  # type: ignore[assignment]
 
     def set_result(self, result: ToolResult | None) -> None:
         self.result = result
@@ -52,18 +53,15 @@ class ToolCallItem(Collapsible):
             self._result_view.display = True
             head = "gate feedback" if not result.executed else ("error" if result.error else "result")
             self._result_view.update(Text(f"{head}: {result.content}"))
-        self.title = self._heading()
+        self.title = self._heading()  # type: ignore[assignment]
 
-    def _heading(self) -> str:
+    def _heading(self) -> Content:
+        """Outcome first, so a narrow pane cuts the arguments, not the verdict."""
         call = self.proposed.call
-        parts = [f"{WHO.get(call.requestor, call.requestor)} → {call.signature()}"]
+        status = []
         if self.verdict is not None:
-            parts.append(self.verdict.value)
+            status.append(self.verdict.value)
         if self.result is not None:
-            if not self.result.executed:
-                parts.append("not run")
-            elif self.result.error:
-                parts.append("error")
-            else:
-                parts.append("ok")
-        return "  ·  ".join(parts)
+            status.append("not run" if not self.result.executed else ("error" if self.result.error else "ok"))
+        head = f"[{' '.join(status)}] " if status else ""
+        return Content(f"{head}{WHO.get(call.requestor, call.requestor)} → {call.signature()}")  # literal, never markup

@@ -1,0 +1,81 @@
+"""The retail path map: where read results land in the ledger and which writes make them stale.
+
+Paths: `users.<user_id>`, `orders.<order_id>` (the id keeps its `#`), `products.<product_id>`,
+`items.<item_id>` and `catalog`. The two lookup tools identify the customer (the engine records
+`identified.<id>` and `users.current`); `get_user_details` shows a profile but never identifies,
+because the policy asks for an email or a name + zip even when the customer offers a user id.
+
+Writes make the order stale, and those that can move a gift-card balance (cancel, payment change,
+item change paid by gift card) also the owner's profile. The owner is not among a write's arguments,
+so the whole `users.*` subtree is marked (see the report: `touches` sees only the arguments).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from ledger_tui.engine.events import SuggestedCall
+
+Pairs = Iterable[tuple[str, Any]]
+
+
+def absorb_nothing(arguments: dict[str, Any], value: Any) -> Pairs:
+    """Lookups only identify; the id itself is recorded by the engine as `identified.<id>`."""
+    return ()
+
+
+def identified_user(arguments: dict[str, Any], value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def absorb_user(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield "users." + str(value.get("user_id", arguments.get("user_id"))), value
+
+
+def absorb_order(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield "orders." + str(value.get("order_id", arguments.get("order_id"))), value
+
+
+def absorb_product(arguments: dict[str, Any], value: Any) -> Pairs:
+    # Variants stay inside the product record: predicates check "same product" against it, and
+    # copying every variant to `items.*` would double the rendered ledger.
+    yield "products." + str(value.get("product_id", arguments.get("product_id"))), value
+
+
+def absorb_item(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield "items." + str(value.get("item_id", arguments.get("item_id"))), value
+
+
+def absorb_catalog(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield "catalog", json.loads(value) if isinstance(value, str) else value
+
+
+def touches_order_and_owner(arguments: dict[str, Any]) -> list[str]:
+    return [f"orders.{arguments.get('order_id')}", "users.*"]
+
+
+def touches_order_and_gift_card_owner(arguments: dict[str, Any]) -> list[str]:
+    """An item change moves a balance only when the difference is settled with a gift card."""
+    touched = [f"orders.{arguments.get('order_id')}"]
+    if str(arguments.get("payment_method_id", "")).startswith("gift_card"):
+        touched.append("users.*")
+    return touched
+
+
+SOURCES: list[tuple[str, str]] = [
+    ("users.{user_id}", "get_user_details"),
+    ("orders.{order_id}", "get_order_details"),
+    ("products.{product_id}", "get_product_details"),
+    ("items.{item_id}", "get_item_details"),
+    ("catalog", "list_all_product_types"),
+]
+
+
+def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
+    """No call can be suggested: the email or name + zip must come from the customer.
+
+    A write's arguments hold an order id or a user id, and the policy does not accept either as
+    identification, so the hint text asks the agent to request them instead.
+    """
+    return None

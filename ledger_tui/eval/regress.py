@@ -1,0 +1,102 @@
+"""Policy regression: replay a saved trajectory under today's predicates and list changed verdicts.
+
+The replay agent re-emits the recorded model turns, the recorded customer messages and customer
+actions are sent again, and everything runs against a fresh environment through today's gate.
+Verdicts are compared call by call in order. When a verdict changes, the conversation may no longer
+fit the recorded model turns; the report then says where the replay diverged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.engine.events import Event, GateDecided, Notice, ToolCallProposed, UserMessage
+from ledger_tui.engine.gold import fresh_environment
+from ledger_tui.engine.models import ReplayModel
+from ledger_tui.engine.session import MODES, Session
+from ledger_tui.engine.tasks import load_tasks
+
+
+@dataclass
+class Change:
+    index: int
+    call: str
+    before: str
+    after: str
+    reason: str
+
+
+@dataclass
+class RegressReport:
+    decisions_before: int
+    decisions_after: int
+    changes: list[Change] = field(default_factory=list)
+    diverged: str | None = None
+    events: list[Event] = field(default_factory=list)
+
+
+async def regress(domain: Domain, events: list[Event], mode: str = "full", out: Path | None = None) -> RegressReport:
+    start = events[0] if events and events[0].type == "session_started" else None
+    task = None
+    if start is not None and start.task_id and domain.tasks_path.exists():
+        task = next((t for t in load_tasks(domain.tasks_path) if t.id == start.task_id), None)
+    recorded_mode = start.mode if start is not None and start.mode in MODES else mode
+    session = Session(
+        domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
+        task_id=start.task_id if start else None, timestamps=False,
+    )
+    async for _ in session.start():
+        pass
+    diverged = None
+    for event in events:
+        if isinstance(event, UserMessage):
+            stream = session.user_says(event.text)
+        elif isinstance(event, ToolCallProposed) and event.call.requestor == "user":
+            stream = session.customer_action(event.call.name, event.call.arguments)
+        elif isinstance(event, ToolCallProposed) and event.call.requestor == "operator":
+            stream = session.operator_call(event.call.name, event.call.arguments)
+        else:
+            continue
+        async for e in stream:
+            if isinstance(e, Notice) and e.level == "error" and diverged is None:
+                diverged = f"at recorded step {event.seq}: {e.text}"
+    async for _ in session.end("regression replay"):
+        pass
+    before = [e.decision for e in events if isinstance(e, GateDecided)]
+    after = [e.decision for e in session.events if isinstance(e, GateDecided)]
+    report = RegressReport(len(before), len(after), diverged=diverged, events=session.events)
+    for i in range(max(len(before), len(after))):
+        b = before[i] if i < len(before) else None
+        a = after[i] if i < len(after) else None
+        if b is not None and a is not None and b.call.signature() != a.call.signature():
+            report.diverged = report.diverged or f"at gate decision {i + 1}: the replayed call differs"
+            break
+        vb = b.verdict.value if b else "(no decision)"
+        va = a.verdict.value if a else "(no decision)"
+        if vb != va:
+            ref = a or b
+            assert ref is not None
+            report.changes.append(Change(i + 1, ref.call.signature(), vb, va, (a.reason if a else b.reason)))  # type: ignore[union-attr]
+    return report
+
+
+def regress_lines(path: Path, report: RegressReport) -> list[str]:
+    lines = [f"{path.name}: {report.decisions_before} gate decisions recorded, {report.decisions_after} under today's policy"]
+    if not report.changes:
+        lines.append("  no verdict changed")
+    for c in report.changes:
+        lines.append(f"  decision {c.index}: {c.call}: {c.before} -> {c.after}")
+        lines.append(f"      {c.reason}")
+    if report.diverged:
+        lines.append(f"  replay diverged {report.diverged}")
+    return lines
+
+
+def check_domain(events: list[Event]) -> str:
+    start = events[0] if events else None
+    if start is None or start.type != "session_started":
+        raise LedgerTuiError("The trajectory does not start with session_started, so its domain is unknown.")
+    return start.domain  # type: ignore[union-attr]

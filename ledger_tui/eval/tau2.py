@@ -1,0 +1,342 @@
+"""τ²-bench interop: run on a τ²-bench data folder, import its results files, audit them.
+
+- `tau2_domain(name, folder, split)`: this project's domain (tools, predicates, path map) with the
+  benchmark's database, policy and tasks, so scores can be compared with published numbers.
+- `import_results(results.json, out)`: one trajectory per simulation. The ledger is rebuilt from the
+  recorded read results and every recorded write is judged by today's gate ("what would the gate
+  have said?"); the recorded tool results are kept as they were, since those writes did run.
+- `audit(folder)`: per task and overall, the writes the gate would have ALLOWED, REVISED or BLOCKED,
+  crossed with each run's recorded reward.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.environment import Outcome
+from ledger_tui.engine.errors import LedgerTuiError, TaskError
+from ledger_tui.engine.events import (
+    AssistantMessage,
+    Event,
+    GateDecided,
+    LedgerUpdated,
+    SessionEnded,
+    SessionStarted,
+    ToolCall,
+    ToolCallProposed,
+    ToolResult,
+    UserMessage,
+    Verdict,
+)
+from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.gate import evaluate, guarded
+from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
+from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
+from ledger_tui.engine.tasks import Task, load_tasks
+
+DOMAIN_NAMES = {"airline": "airline", "retail": "retail", "telecom": "telecom", "telecom-workflow": "telecom"}
+
+
+class Tau2Error(LedgerTuiError):
+    pass
+
+
+# ----------------------------------------------------------------------------- data folders
+
+
+def tau2_domain(name: str, folder: Path | None = None, split: str | None = None) -> tuple[Domain, list[Task]]:
+    from domains import load_domain
+
+    domain = load_domain(name)
+    if folder is None:
+        if split:
+            raise TaskError("--split needs --tau2-data (this project's tasks have no splits).")
+        return domain, load_tasks(domain.tasks_path)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise Tau2Error(f"{folder} is not a folder; pass τ²-bench's data/tau2/domains/{name} folder to --tau2-data.")
+    policy = _policy(folder)
+    db = _db(folder, name)
+    tasks = load_tasks(folder / "tasks.json")
+    if split:
+        split_file = folder / "split_tasks.json"
+        try:
+            splits = json.loads(split_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise Tau2Error(f"{folder} has no split_tasks.json; drop --split to run every task.") from None
+        if split not in splits:
+            raise Tau2Error(f"Split {split!r} is not in {split_file.name}; choose one of: {', '.join(splits)}.")
+        wanted = {str(i) for i in splits[split]}
+        tasks = [t for t in tasks if t.id in wanted]
+    fresh = dataclasses.replace(domain, policy_override=policy, db_override=db, _raw_cache={})
+    return fresh, tasks
+
+
+def _policy(folder: Path) -> str:
+    for name in ("policy.md", "main_policy.md"):
+        path = folder / name
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            for extra in sorted(folder.glob("tech_support*.md")):
+                text += "\n\n" + extra.read_text(encoding="utf-8")
+            return text
+    raise Tau2Error(f"{folder} has no policy.md or main_policy.md; is it a τ²-bench domain data folder?")
+
+
+def _db(folder: Path, name: str) -> Path:
+    for candidate in ("db.json", "db.toml"):
+        if (folder / candidate).exists():
+            return folder if candidate.endswith(".toml") else folder / candidate
+    raise Tau2Error(f"{folder} has no db.json or db.toml for {name}; is it a τ²-bench domain data folder?")
+
+
+# ----------------------------------------------------------------------------- import
+
+
+def _parse_content(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except (ValueError, TypeError):
+        return content
+
+
+class _Rebuild:
+    """Folds a recorded conversation into events, judging each write with today's gate."""
+
+    def __init__(self, domain: Domain, out: Path) -> None:
+        self.domain = domain
+        self.events: list[Event] = []
+        self.state = SessionState()
+        self.writer = TrajectoryWriter(out)
+
+    def emit(self, event: Event) -> Event:
+        event = event.model_copy(update={"seq": len(self.events)})
+        self.events.append(event)
+        self.state = advance(self.state, event)
+        self.writer.write(event)
+        return event
+
+    def result(self, call: ToolCall, message: dict[str, Any]) -> None:
+        content = message.get("content") or ""
+        error = bool(message.get("error")) or content.startswith("Error:")
+        event = self.emit(
+            ToolResult(call_id=call.id, name=call.name, requestor=call.requestor, content=content, error=error)
+        )
+        if error:
+            return
+        requestor = "user" if call.requestor == "user" else "assistant"
+        tool = self.domain.tool(call.name, requestor)
+        if tool is None:
+            return
+        outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
+        observe = observe_read if tool.kind == "read" else observe_write
+        _, updates = observe(self.domain, self.state.ledger, call, outcome, event.seq)
+        for u in updates:
+            self.emit(u)
+
+
+def _calls(message: dict[str, Any], requestor: str) -> list[ToolCall]:
+    calls = []
+    for i, c in enumerate(message.get("tool_calls") or []):
+        args = c.get("arguments") or {}
+        if isinstance(args, str):
+            args = _parse_content(args) if args.strip() else {}
+        calls.append(
+            ToolCall(
+                id=c.get("id") or f"{requestor}_{message.get('turn_idx', 0)}_{i}",
+                name=c.get("name", ""),
+                arguments=args if isinstance(args, dict) else {},
+                requestor="user" if c.get("requestor", requestor) == "user" else "assistant",
+            )
+        )
+    return calls
+
+
+def _flatten(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for m in messages:
+        if m.get("role") == "tool" and m.get("tool_messages"):
+            out.extend(m["tool_messages"])
+        else:
+            out.append(m)
+    return out
+
+
+def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any], out: Path) -> Path:
+    rb = _Rebuild(domain, out)
+    try:
+        agent_info = info.get("agent_info") or {}
+        rb.emit(
+            SessionStarted(
+                session_id=str(sim.get("id", ""))[:36],
+                domain=domain.name,
+                model=str(agent_info.get("llm") or agent_info.get("implementation") or "unknown"),
+                mode="imported",
+                policy_digest=hashlib.sha256(domain.policy.encode()).hexdigest(),
+                db_digest="",
+                clock=domain.clock,
+                task_id=str(sim.get("task_id")),
+                started_at=sim.get("start_time"),
+            )
+        )
+        pending: list[ToolCall] = []
+        for message in _flatten(sim.get("messages") or []):
+            role = message.get("role")
+            if role == "tool":
+                call = pending.pop(0) if pending else ToolCall(id=message.get("id", ""), name="?", requestor="assistant")
+                rb.result(call, message)
+                continue
+            if role not in ("user", "assistant"):
+                continue
+            text = message.get("content") or ""
+            calls = _calls(message, role)
+            if role == "user":
+                if text.strip():
+                    event = rb.emit(UserMessage(text=text))
+                    _, updates = observe_statements(domain, rb.state.ledger, text, event.seq)
+                    for u in updates:
+                        rb.emit(u)
+                for call in calls:
+                    rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name, "user")))  # type: ignore[arg-type]
+                pending.extend(calls)
+                continue
+            rb.emit(AssistantMessage(text=text, tool_calls=calls))
+            for call in calls:
+                rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name)))  # type: ignore[arg-type]
+                if guarded(domain, call):
+                    decision = evaluate(call, domain, rb.state.ledger, rb.state.context())
+                    rb.emit(GateDecided(decision=decision))
+            pending.extend(calls)
+        reward_info = sim.get("reward_info") or {}
+        rb.emit(
+            SessionEnded(
+                reason=str(sim.get("termination_reason") or "unknown"),
+                db_digest="",
+                reward=reward_info.get("reward"),
+                termination=sim.get("termination_reason"),
+                grade=reward_info or None,
+            )
+        )
+    finally:
+        rb.writer.close()
+    return out
+
+
+def import_results(path: Path, out: Path) -> list[Path]:
+    from domains import load_domain
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise Tau2Error(f"{path} does not exist; pass a τ²-bench results.json.") from None
+    except json.JSONDecodeError as exc:
+        raise Tau2Error(f"{path} is not valid JSON (line {exc.lineno}); pass a τ²-bench results.json.") from None
+    if not isinstance(data, dict) or "simulations" not in data:
+        raise Tau2Error(f"{path.name} has no \"simulations\"; pass a τ²-bench results.json (or its folder's results.json).")
+    info = data.get("info") or {}
+    env_name = (info.get("environment_info") or {}).get("domain_name")
+    if env_name not in DOMAIN_NAMES:
+        raise Tau2Error(f"{path.name} is for domain {env_name!r}; ledger-tui can import airline, retail and telecom runs.")
+    domain = load_domain(DOMAIN_NAMES[env_name])
+    simulations = data.get("simulations") or []
+    if not simulations and data.get("simulation_index"):
+        simulations = [json.loads((path.parent / "simulations" / f"{sid}.json").read_text()) for sid in data["simulation_index"]]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for sim in simulations:
+        task = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(sim.get("task_id")))
+        name = f"task-{task}-trial-{sim.get('trial', 0)}-{str(sim.get('id', 'x'))[:8]}.jsonl"
+        written.append(import_simulation(domain, sim, info, out / name))
+    if data.get("tasks"):
+        (out / "tasks.json").write_text(json.dumps(data["tasks"], indent=1) + "\n", encoding="utf-8")
+    return written
+
+
+# ----------------------------------------------------------------------------- audit
+
+
+@dataclass
+class AuditRow:
+    task_id: str
+    runs: int = 0
+    passed: int = 0
+    writes: dict[str, int] = field(default_factory=lambda: {"ALLOW": 0, "REVISE": 0, "BLOCK": 0})
+    # runs by (reward passed?, worst verdict the gate would have given in that run)
+    crossed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+def _worst(verdicts: Iterable[Verdict]) -> str:
+    order = {"ALLOW": 0, "REVISE": 1, "BLOCK": 2}
+    vs = [v.value for v in verdicts]
+    return max(vs, key=order.__getitem__) if vs else "no write"
+
+
+def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
+    folder = Path(folder)
+    files = sorted(folder.rglob("*.jsonl"))
+    if not files:
+        raise Tau2Error(f"{folder} holds no trajectories (*.jsonl); run `ledger-tui import-tau2` or `ledger-tui eval` first.")
+    rows: dict[str, AuditRow] = {}
+    warnings = []
+    for f in files:
+        try:
+            loaded = read_trajectory(f)
+        except LedgerTuiError as exc:
+            warnings.append(str(exc))
+            continue
+        warnings.extend(loaded.warnings)
+        start = loaded.started
+        task_id = start.task_id if start and start.task_id else f.stem
+        row = rows.setdefault(task_id, AuditRow(task_id))
+        row.runs += 1
+        ended = next((e for e in reversed(loaded.events) if isinstance(e, SessionEnded)), None)
+        reward = ended.reward if ended and ended.reward is not None else None
+        ok = reward is not None and reward >= 1 - 1e-6
+        row.passed += int(ok)
+        decisions = [e.decision for e in loaded.events if isinstance(e, GateDecided)]
+        for d in decisions:
+            row.writes[d.verdict.value] += 1
+        outcome = "reward 1" if ok else ("reward 0" if reward is not None else "no reward")
+        row.crossed[f"{outcome} / {_worst(d.verdict for d in decisions)}"] += 1
+    return sorted(rows.values(), key=lambda r: _natural(r.task_id)), warnings
+
+
+def _natural(text: str) -> tuple:
+    import re
+
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
+def audit_lines(rows: list[AuditRow]) -> list[str]:
+    lines = [f"{'task':<14}{'runs':>5}{'pass':>5}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}  runs by reward / worst verdict"]
+    lines.append("-" * 80)
+    total = AuditRow("overall")
+    for r in rows:
+        crossed = ", ".join(f"{k}: {v}" for k, v in sorted(r.crossed.items()))
+        lines.append(f"{r.task_id[:14]:<14}{r.runs:>5}{r.passed:>5}{r.writes['ALLOW']:>7}{r.writes['REVISE']:>7}{r.writes['BLOCK']:>7}  {crossed}")
+        total.runs += r.runs
+        total.passed += r.passed
+        for k, v in r.writes.items():
+            total.writes[k] += v
+        for k, v in r.crossed.items():
+            total.crossed[k] += v
+    lines.append("-" * 80)
+    lines.append(
+        f"{'overall':<14}{total.runs:>5}{total.passed:>5}{total.writes['ALLOW']:>7}{total.writes['REVISE']:>7}{total.writes['BLOCK']:>7}"
+    )
+    for k, v in sorted(total.crossed.items()):
+        lines.append(f"    {k:<32} {v:>5} runs")
+    failed_stopped = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and not k.endswith(("ALLOW", "no write")))
+    failed = sum(v for k, v in total.crossed.items() if k.startswith("reward 0"))
+    if failed:
+        lines.append(f"    failed runs in which the gate would have stopped a write: {failed_stopped} of {failed}")
+    return lines

@@ -1,0 +1,64 @@
+"""The shipped retail scripts play through the real loop with the verdicts they advertise."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from domains import load_domain
+from ledger_tui.engine.events import GateDecided, Refusal
+from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.script import load_script, run_script
+from ledger_tui.engine.session import Session
+
+DOMAIN = load_domain("retail")
+SCRIPTS = DOMAIN.folder / "scripts"
+
+
+async def play(name: str) -> Session:
+    script = load_script(SCRIPTS / name)
+    model = ScriptedModel(name="scripted")
+    session = Session(DOMAIN, model, "full", timestamps=False)
+    async for _ in session.start():
+        pass
+    async for _ in run_script(session, script, model):
+        pass
+    async for _ in session.end("script finished"):
+        pass
+    return session
+
+
+def decisions(session: Session) -> list[tuple[str, str, list[str]]]:
+    return [
+        (e.decision.call.name, e.decision.verdict.value, [p.name for p in e.decision.failed()])
+        for e in session.events
+        if isinstance(e, GateDecided)
+    ]
+
+
+def test_wrong_refund_method_is_revised_then_the_original_is_allowed():
+    session = asyncio.run(play("refund_revise_then_allow.json"))
+    assert decisions(session) == [
+        ("return_delivered_order_items", "REVISE", ["refund_to_original_or_gift_card"]),
+        ("return_delivered_order_items", "ALLOW", []),
+    ]
+    order = session.env.db.orders["#W5018104"]
+    assert (order.status, order.return_payment_method_id) == ("return requested", "credit_card_6736274")
+
+
+def test_address_change_on_modified_order_is_blocked_and_profile_change_allowed():
+    session = asyncio.run(play("blocked_address_change_after_item_change.json"))
+    assert decisions(session) == [
+        ("modify_pending_order_address", "BLOCK", ["order_status_pending"]),
+        ("modify_user_address", "ALLOW", []),
+    ]
+    assert any(isinstance(e, Refusal) for e in session.events)
+    db = session.env.db
+    assert db.orders["#W3042004"].address.zip == "75290"
+    assert db.users["hiro_howard_2247"].address.zip == "75204"
+
+
+@pytest.mark.parametrize("path", sorted(SCRIPTS.glob("*.json")), ids=lambda p: p.stem)
+def test_every_script_is_for_this_domain(path):
+    assert load_script(path).domain == "retail"
