@@ -125,7 +125,16 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     d = load_domain(script.domain)
     out = out or _default_out(d.name, Path(script_path).stem)
     model = ScriptedModel(name="scripted")
-    session = Session(d, model, mode, db_path=db, out=out, timestamps=timestamps)  # type: ignore[arg-type]
+    env = None
+    if script.task is not None:
+        from ledger_tui.engine.gold import fresh_environment
+        from ledger_tui.engine.tasks import load_tasks
+
+        tasks = {t.id: t for t in load_tasks(d.tasks_path)}
+        if script.task not in tasks:
+            raise ScriptError(f"Script {script_path.name} names task {script.task!r}, which domain {d.name} does not have.")
+        env = fresh_environment(d, tasks[script.task], db)
+    session = Session(d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task)  # type: ignore[arg-type]
     problem: LedgerTuiError | None = None
     try:
         async for _ in session.start():

@@ -1,7 +1,7 @@
 """Scripted conversations: a JSON file of customer messages and agent turns, run through the real
 loop, gate and environment.
 
-    {"domain": "airline", "title": "…", "description": "…",
+    {"domain": "airline", "title": "…", "description": "…", "task": "<optional task id>",
      "turns": [
        {"customer": "Hi, I'm mia_li_3668 …"},
        {"agent": {"text": "", "calls": [{"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}]}},
@@ -70,6 +70,7 @@ class Script(_Strict):
     title: str = ""
     description: str = ""
     mode: str | None = None
+    task: str | None = None  # start from this task's initial state (e.g. telecom's phone set-up)
     turns: list[Item]
 
 

@@ -37,19 +37,10 @@ def test_task_set_has_the_required_shape():
     ) >= 15
 
 
-def _problems(task, report) -> list[str]:
-    """Problems, minus the gold agent's note on a REVISE that a refusal task expects (checked below)."""
-    problems = list(report.problems)
-    forbidden = task.ledger_tui.forbidden_action
-    if task.is_refusal and task.ledger_tui.expected_verdict == "REVISE":
-        problems = [p for p in problems if not p.startswith(f"{forbidden.name}: REVISE the gold agent cannot act on")]
-    return problems
-
-
 @pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
 def test_gold_agent_solves_task(task):
     report = asyncio.run(run_gold(DOMAIN, task))
-    assert not _problems(task, report), report.problems
+    assert report.passed, report.problems
     assert report.final_digest == report.gold_digest
     initial = fresh_environment(DOMAIN, task).digests()
     if task.is_refusal:

@@ -1,0 +1,37 @@
+"""Telecom: a mobile carrier's support desk with dual control (the customer acts on their own phone).
+
+The environment's db is a `TelecomState` holding the carrier's records (τ²-bench's agent db) and
+the customer's phone (τ²-bench's user db); every successful call, by the agent or the customer, is
+followed by the sync step that carries facts between the two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_tui.engine.domain import Domain
+
+from . import device, paths, predicates, state, tools
+from .schema import TelecomState
+
+CLOCK = "2025-02-25"
+
+
+def build() -> Domain:
+    return Domain(
+        name="telecom",
+        title="Telecom (dual control)",
+        folder=Path(__file__).parent,
+        db_model=TelecomState,
+        tools=tools.TOOLS,
+        predicates=predicates.PREDICATES,
+        clock=CLOCK,
+        statements=predicates.STATEMENTS,
+        user_tools=device.USER_TOOLS,
+        load_db_hook=state.load_state,
+        digests_hook=state.digests,
+        sync=state.sync,
+        init_task=state.init_task,
+        identify_hint=paths.identify_hint,
+        sources=paths.SOURCES,
+    )

@@ -1,0 +1,84 @@
+"""Where telecom reads land in the ledger, what writes make stale, and which read supplies a path.
+
+Canonical paths: `customers.<customer_id>`, `lines.<line_id>`, `devices.<device_id>`,
+`bills.<bill_id>`, `plans.<plan_id>`, `usage.<line_id>` (the data-usage summary of a line).
+Values are the plain-JSON records the engine hands over (`jsonable` of the tool return).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ledger_tui.engine.events import SuggestedCall
+
+_COLLECTIONS = {"L": "lines", "D": "devices", "B": "bills", "C": "customers", "P": "plans"}
+_ID_FIELDS = {"lines": "line_id", "devices": "device_id", "bills": "bill_id", "customers": "customer_id", "plans": "plan_id"}
+
+
+def absorb_customer(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield f"customers.{value['customer_id']}", value
+
+
+def absorb_customers(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    for customer in value:
+        yield f"customers.{customer['customer_id']}", customer
+
+
+def absorb_details(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    collection = _COLLECTIONS.get(str(arguments.get("id", ""))[:1])
+    if collection and isinstance(value, dict):
+        yield f"{collection}.{value[_ID_FIELDS[collection]]}", value
+
+
+def absorb_bills(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    for bill in value:
+        yield f"bills.{bill['bill_id']}", bill
+
+
+def absorb_usage(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield f"usage.{value['line_id']}", value
+
+
+def identifies_customer(arguments: dict[str, Any], value: Any) -> str | None:
+    return value.get("customer_id") if isinstance(value, dict) else None
+
+
+def identifies_unique_customer(arguments: dict[str, Any], value: Any) -> str | None:
+    """Name + date of birth identifies only when exactly one customer matches."""
+    if isinstance(value, list) and len(value) == 1:
+        return value[0].get("customer_id")
+    return None
+
+
+def refuel_touches(arguments: dict[str, Any]) -> list[str]:
+    """Refuelling changes the line and its usage, a draft bill, and maybe the customer's bill list."""
+    line, customer = arguments.get("line_id"), arguments.get("customer_id")
+    out = [f"lines.{line}", f"usage.{line}", "bills.*"] if line else ["lines.*", "usage.*", "bills.*"]
+    out.append(f"customers.{customer}" if customer else "customers.*")
+    return out
+
+
+# (path pattern, read tool): the read whose arguments follow from the path, for REVISE hints.
+SOURCES: list[tuple[str, str]] = [
+    ("customers.{customer_id}", "get_customer_by_id"),
+    ("lines.{id}", "get_details_by_id"),
+    ("bills.{id}", "get_details_by_id"),
+    ("plans.{id}", "get_details_by_id"),
+    ("devices.{id}", "get_details_by_id"),
+]
+
+
+def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
+    """Identification call for a write: by the customer id it names, if it names one."""
+    customer_id = arguments.get("customer_id")
+    if isinstance(customer_id, str) and customer_id:
+        return SuggestedCall(name="get_customer_by_id", arguments={"customer_id": customer_id})
+    return None
+
+
+def bills_hint(customer_id: str, count: int) -> SuggestedCall:
+    """The one read that refreshes all of a customer's bills at once."""
+    arguments: dict[str, Any] = {"customer_id": customer_id}
+    if count > 12:
+        arguments["limit"] = count
+    return SuggestedCall(name="get_bills_for_customer", arguments=arguments)
