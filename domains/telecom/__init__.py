@@ -32,6 +32,7 @@ def build() -> Domain:
         digests_hook=state.digests,
         sync=state.sync,
         init_task=state.init_task,
+        check_assertion=state.run_assertion,
         identify_hint=paths.identify_hint,
         sources=paths.SOURCES,
     )

@@ -123,7 +123,7 @@ class Domain:
     sync: Callable[[Any], None] | None = None
     # Apply a task's `initial_state` (initialization_data / initialization_actions) to a fresh db.
     init_task: Callable[[Any, Any], None] | None = None
-    # Evaluate one τ²-bench env assertion ({"func_name", "arguments", ...}) on the db -> bool.
+    # Is one τ²-bench env assertion ({"func_name", "arguments", "assert_value", ...}) met on the db?
     check_assertion: Callable[[Any, dict[str, Any]], bool] | None = None
     # The read call that identifies the customer, given what the gate knows (for hints/gold agent).
     identify_hint: Callable[[dict[str, Any]], "SuggestedCall | None"] | None = None
