@@ -1,0 +1,124 @@
+"""The telehealth path map: where each read's result lives in the ledger, what each write makes
+stale, and which read supplies a missing path.
+
+    patients.<patient_id>                 get_patient_details
+    appointments.<appointment_id>         get_appointment_details, list_patient_appointments
+    patient_appointments.<patient_id>     list_patient_appointments (the ids, in booking order)
+    providers.<provider_id>               get_provider_details, list_available_providers
+    records.<record_id>                   get_medical_record, list_patient_records
+    patient_records.<patient_id>          list_patient_records (the ids)
+    prescriptions.<prescription_id>       get_prescription_details, list_patient_prescriptions
+    patient_prescriptions.<patient_id>    list_patient_prescriptions (the ids)
+    suppliers.<supplier_id>               get_supplier_details, list_medication_suppliers
+    interactions.<patient_id>             check_drug_interactions (interactions among active meds)
+    regimens.<plan_id>                    get_regimen_options
+    devices.<device_id>                   list_telemetry_devices
+    telemetry.<device_id>                 get_telemetry_uploads (the uploads, oldest first)
+
+Identification (`find_patient_by_email`, `find_patient_by_name_dob`) records no path of its own:
+the engine records `identified.<patient_id>` and `users.current`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ledger_tui.engine.events import SuggestedCall
+
+Pairs = Iterable[tuple[str, Any]]
+
+
+def nothing(arguments: dict[str, Any], value: Any) -> Pairs:
+    return ()
+
+
+def _one(collection: str, key: str) -> Any:
+    def absorb(arguments: dict[str, Any], value: Any) -> Pairs:
+        if isinstance(value, dict) and key in value:
+            yield f"{collection}.{value[key]}", value
+
+    return absorb
+
+
+def _many(collection: str, key: str, index: str | None = None) -> Any:
+    def absorb(arguments: dict[str, Any], value: Any) -> Pairs:
+        items = [v for v in value or [] if isinstance(v, dict) and key in v]
+        for item in items:
+            yield f"{collection}.{item[key]}", item
+        if index is not None and "patient_id" in arguments:
+            yield f"{index}.{arguments['patient_id']}", [item[key] for item in items]
+
+    return absorb
+
+
+patient = _one("patients", "patient_id")
+appointment = _one("appointments", "appointment_id")
+provider = _one("providers", "provider_id")
+record = _one("records", "record_id")
+prescription = _one("prescriptions", "prescription_id")
+supplier = _one("suppliers", "supplier_id")
+
+patient_appointments = _many("appointments", "appointment_id", "patient_appointments")
+patient_records = _many("records", "record_id", "patient_records")
+patient_prescriptions = _many("prescriptions", "prescription_id", "patient_prescriptions")
+providers = _many("providers", "provider_id")
+suppliers = _many("suppliers", "supplier_id")
+devices = _many("devices", "device_id")
+regimens = _many("regimens", "plan_id")
+
+
+def uploads(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield f"telemetry.{arguments['device_id']}", value
+
+
+def interactions(arguments: dict[str, Any], value: Any) -> Pairs:
+    yield f"interactions.{arguments['patient_id']}", value
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def schedule_touches(arguments: dict[str, Any]) -> list[str]:
+    """A booking adds an appointment to the patient and takes slots from the provider."""
+    return [
+        f"patients.{arguments.get('patient_id')}",
+        f"patient_appointments.{arguments.get('patient_id')}",
+        f"providers.{arguments.get('provider_id')}",
+    ]
+
+
+def appointment_touches(arguments: dict[str, Any]) -> list[str]:
+    """Rescheduling or cancelling changes the appointment and frees/takes its provider's slots
+    (the provider id is not an argument, so every provider read goes stale)."""
+    return [f"appointments.{arguments.get('appointment_id')}", "providers.*"]
+
+
+def prescription_touches(arguments: dict[str, Any]) -> list[str]:
+    return [f"prescriptions.{arguments.get('prescription_id')}"]
+
+
+def record_touches(arguments: dict[str, Any]) -> list[str]:
+    return [f"records.{arguments.get('record_id')}"]
+
+
+# --------------------------------------------------------------------------- hints
+
+SOURCES: list[tuple[str, str]] = [
+    ("patients.{patient_id}", "get_patient_details"),
+    ("appointments.{appointment_id}", "get_appointment_details"),
+    ("patient_appointments.{patient_id}", "list_patient_appointments"),
+    ("providers.{provider_id}", "get_provider_details"),
+    ("records.{record_id}", "get_medical_record"),
+    ("patient_records.{patient_id}", "list_patient_records"),
+    ("prescriptions.{prescription_id}", "get_prescription_details"),
+    ("patient_prescriptions.{patient_id}", "list_patient_prescriptions"),
+    ("suppliers.{supplier_id}", "get_supplier_details"),
+    ("interactions.{patient_id}", "check_drug_interactions"),
+    ("telemetry.{device_id}", "get_telemetry_uploads"),
+]
+
+
+def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
+    """No call can be suggested: identification needs the email, or the name and date of birth,
+    from the patient themselves (an id in the arguments does not count)."""
+    return None
