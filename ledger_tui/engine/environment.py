@@ -28,9 +28,14 @@ class Outcome:
 class Environment:
     def __init__(self, domain: Domain, db: Any | None = None, db_path: Path | None = None) -> None:
         self.domain = domain
+        pristine = db is None
         self.db = db if db is not None else domain.load_db(db_path)
         if domain.sync is not None:
             domain.sync(self.db)
+        # Digests of an untouched shipped db are computed once per process (they cost ~0.1 s on
+        # the full airline db); any call that can change state makes the environment dirty.
+        self._pristine_key = (domain.name, str(db_path or domain.db_override or "")) if pristine else None
+        self.dirty = not pristine
 
     def execute(self, call: ToolCall) -> Outcome:
         requestor = "user" if call.requestor == "user" else "assistant"
@@ -46,6 +51,8 @@ class Environment:
                 f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:6]
             ]
             return Outcome(f"Error: invalid arguments for {call.name}: " + "; ".join(lines), True, tool=tool)
+        if tool.kind != "read" or self.domain.sync is not None:
+            self.dirty = True
         try:
             value = tool.run(self.db, args)
         except Exception as exc:  # ToolError and anything a tool raises: the model reads it
@@ -65,4 +72,12 @@ class Environment:
         return list(tool.absorbs(call.arguments, jsonable(outcome.value)))
 
     def digests(self) -> tuple[str, str | None]:
-        return self.domain.digests(self.db)
+        if self.dirty or self._pristine_key is None:
+            return self.domain.digests(self.db)
+        cached = _PRISTINE_DIGESTS.get(self._pristine_key)
+        if cached is None:
+            cached = _PRISTINE_DIGESTS[self._pristine_key] = self.domain.digests(self.db)
+        return cached
+
+
+_PRISTINE_DIGESTS: dict[tuple[str, str], tuple[str, str | None]] = {}

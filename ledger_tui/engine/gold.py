@@ -33,6 +33,7 @@ CONFIRMATION_PREDICATES = ("explicit_confirmation",)
 def fresh_environment(domain: Domain, task: Task | None = None, db_path: Path | None = None) -> Environment:
     env = Environment(domain, db_path=db_path)
     if task is not None and task.initial_state and domain.init_task is not None:
+        env.dirty = True
         domain.init_task(env.db, task)
         if domain.sync is not None:
             domain.sync(env.db)

@@ -14,7 +14,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, GateDecision
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gate import evaluate
-from ledger_tui.engine.ledger import absorb
+from ledger_tui.engine.ledger import STATED_PREFIX, absorb, state
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,8 @@ def what_if(decided: GateDecided, before: SessionState, domain: Domain, edit: Ed
     ledger = before.ledger
     if edit.target == "argument":
         call = call.model_copy(update={"arguments": {**call.arguments, edit.key: edit.value}})
+    elif edit.key.startswith(STATED_PREFIX):  # what the customer said stays "stated", never evidence
+        ledger, _ = state(ledger, [(edit.key, edit.value)], source_call="what-if edit", source_seq=None)
     else:
         ledger, _ = absorb(ledger, [(edit.key, edit.value)], source_call="what-if edit", source_seq=None)
     return evaluate(call, domain, ledger, before.context())

@@ -93,8 +93,9 @@ class WorkbenchScreen(Screen[None]):
         keys = []
         for key, active in self.active_bindings.items():
             b = active.binding
-            if b.description or b.id:
-                keys.append((self.app.get_key_display(b), b.description or b.action, b.id or ""))
+            if b.id:  # ours (remappable); the focused widget's own keys would drown them
+                keys.append((self.app.get_key_display(b), b.description or b.action, b.id))
+        keys.append(("^p", "command palette", ""))
         self.app.push_screen(HelpScreen(keys, console=self.console))
 
     def on_decision_chosen(self, message: DecisionChosen) -> None:

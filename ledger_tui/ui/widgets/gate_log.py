@@ -116,7 +116,7 @@ class GateLog(DataTable[Text]):
 
     def _update_title(self) -> None:
         counts = {v: sum(1 for d in self._decisions if d.decision.verdict == v) for v in Verdict}
-        title = f"Gate log  ALLOW {counts[Verdict.ALLOW]} · REVISE {counts[Verdict.REVISE]} · BLOCK {counts[Verdict.BLOCK]}"
+        title = f"Gate  ALLOW {counts[Verdict.ALLOW]} REVISE {counts[Verdict.REVISE]} BLOCK {counts[Verdict.BLOCK]}"
         if self._verdict_filter is not None:
             title += f"  [only {self._verdict_filter.value}]"
         self.border_title = title

@@ -195,13 +195,13 @@ class LedgerTree(Tree[Shown]):
             return
         _, key = split_path(data.path)
         label = Text(key)
+        badge = "STALE" if data.stale else BADGE.get(data.mark or "", "")
+        if badge:  # before the value, so a narrow pane cuts the value, not the mark
+            label.append(f" [{badge}]")
         if data.origin == "stated":
-            label.append("  (said)")
+            label.append(" (said)")
         label.append("  ")
         label.append(_short(data.text))
-        badge = "STALE" if data.stale else BADGE.get(data.mark or "", "")
-        if badge:
-            label.append(f"  {badge}")
         node.set_label(label)
 
     # ------------------------------------------------------------------ rendering
@@ -226,3 +226,8 @@ class LedgerTree(Tree[Shown]):
         if component:
             text.stylize(self.get_component_rich_style(component, partial=True))
         return text
+
+    def get_label_width(self, node: TreeNode[Shown]) -> int:
+        """Width from the plain label: styling never changes it, and rendering every label to
+        measure it made each rebuild of a 1,000-path tree cost a frame."""
+        return node._label.cell_len + (2 if node._allow_expand else 0)

@@ -31,7 +31,7 @@ class ReplayBar(Widget):
     def render(self) -> Text:
         width = max(self.size.width, 40)
         counter = f" step {self.index}/{max(self.total - 1, 0)} "
-        state = f" {'▶ playing' if self.playing else '⏸ paused'} {self.speed:g}/s "
+        state = f" {'▶ playing' if self.playing else 'paused'} {self.speed:g}/s "
         slider_width = max(width - len(counter) - len(state) - 2, 10)
         text = Text(counter, style="bold")
         text.append("▕")
@@ -70,7 +70,7 @@ class ReplayBar(Widget):
     def on_click(self, event: events.Click) -> None:
         width = max(self.size.width, 40)
         counter = len(f" step {self.index}/{max(self.total - 1, 0)} ") + 1
-        state = len(f" {'▶ playing' if self.playing else '⏸ paused'} {self.speed:g}/s ")
+        state = len(f" {'▶ playing' if self.playing else 'paused'} {self.speed:g}/s ")
         slider_width = max(width - counter - state - 1, 10)
         x = event.x - counter
         if 0 <= x < slider_width and self.total:

@@ -24,12 +24,10 @@ class ToolCallItem(Collapsible):
         self.proposed = proposed
         self.verdict: Verdict | None = None
         self.result: ToolResult | None = None
-        args = json.dumps(proposed.call.arguments, indent=1, ensure_ascii=False, sort_keys=True)
-        self._result_view = Static("", classes="tool-result")
-        self._result_view.display = False
+        self._args = json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True)
+        self._detail = Static(self._detail_text(), classes="tool-detail")
         super().__init__(
-            Static(Text(f"arguments {args}"), classes="tool-args"),
-            self._result_view,
+            self._detail,
             title=self._heading(),  # type: ignore[arg-type]
             collapsed=True,
             classes=f"tool-call -{proposed.kind}",
@@ -46,14 +44,15 @@ class ToolCallItem(Collapsible):
     def set_result(self, result: ToolResult | None) -> None:
         self.result = result
         self.set_class(result is not None and result.error, "-error")
-        if result is None:
-            self._result_view.display = False
-            self._result_view.update("")
-        else:
-            self._result_view.display = True
-            head = "gate feedback" if not result.executed else ("error" if result.error else "result")
-            self._result_view.update(Text(f"{head}: {result.content}"))
+        self._detail.update(self._detail_text())
         self.title = self._heading()  # type: ignore[assignment]
+
+    def _detail_text(self) -> Text:
+        text = Text(f"arguments {self._args}")
+        if self.result is not None:
+            head = "gate feedback" if not self.result.executed else ("error" if self.result.error else "result")
+            text.append(f"\n{head}: {self.result.content}")
+        return text
 
     def _heading(self) -> Content:
         """Outcome first, so a narrow pane cuts the arguments, not the verdict."""

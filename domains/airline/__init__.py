@@ -1,0 +1,27 @@
+"""The airline domain: τ²-bench's airline tools and data format, with its policy as gate predicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_tui.engine.domain import Domain
+
+
+def build() -> Domain:
+    from domains.airline import paths
+    from domains.airline.predicates import PREDICATES, STATEMENTS
+    from domains.airline.schema import FlightDB
+    from domains.airline.tools import NOW, TOOLS
+
+    return Domain(
+        name="airline",
+        title="Airline reservations",
+        folder=Path(__file__).parent,
+        db_model=FlightDB,
+        tools=TOOLS,
+        predicates=PREDICATES,
+        clock=NOW,
+        statements=STATEMENTS,
+        identify_hint=paths.identify_hint,
+        sources=paths.SOURCES,
+    )

@@ -1,0 +1,108 @@
+"""The airline path map: where each read lands in the ledger, and what each write makes stale.
+
+Canonical paths: `users.<user_id>`, `reservations.<reservation_id>`, `flights.<number>.<date>`
+(the date's entry: at least its `status`; search results add seats, prices, route and times) and
+`airports`. A search result yields one path per leg, so one search can ground a whole booking.
+
+Writes that move money need the reservation's owner to know which user record went stale, but a
+`touches` callable only sees the arguments. The update tools therefore note the owner of every
+reservation they change in `OWNERS` as they run (an owner never changes, so this cache is a fact,
+not state), and `update_touches` consults it right after the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ledger_tui.engine.events import SuggestedCall
+
+# reservation id -> owner user id, noted by the update tools as they run (see module docstring)
+OWNERS: dict[str, str] = {}
+
+SOURCES: list[tuple[str, str]] = [
+    ("users.{user_id}", "get_user_details"),
+    ("reservations.{reservation_id}", "get_reservation_details"),
+    ("flights.{flight_number}.{date}", "get_flight_status"),
+    ("airports", "list_all_airports"),
+]
+
+
+def user_path(user_id: str) -> str:
+    return f"users.{user_id}"
+
+
+def reservation_path(reservation_id: str) -> str:
+    return f"reservations.{reservation_id}"
+
+
+def flight_path(flight_number: str, date: str) -> str:
+    return f"flights.{flight_number}.{date}"
+
+
+# ---------------------------------------------------------------------------- reads
+
+
+def absorb_user(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield user_path(value.get("user_id", arguments.get("user_id"))), value
+
+
+def absorb_reservation(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield reservation_path(value.get("reservation_id", arguments.get("reservation_id"))), value
+
+
+def absorb_flight_status(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield flight_path(arguments["flight_number"], arguments["date"]), {"status": value}
+
+
+def _leg_entry(leg: dict[str, Any]) -> dict[str, Any]:
+    """A search leg as a date entry: everything but the number and date (they are in the path)."""
+    return {k: v for k, v in leg.items() if k not in ("flight_number", "date")}
+
+
+def absorb_direct_search(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    for leg in value:
+        yield flight_path(leg["flight_number"], leg.get("date") or arguments["date"]), _leg_entry(leg)
+
+
+def absorb_onestop_search(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    for pair in value:
+        for leg in pair:
+            yield flight_path(leg["flight_number"], leg.get("date") or arguments["date"]), _leg_entry(leg)
+
+
+def absorb_airports(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str, Any]]:
+    yield "airports", value
+
+
+def identifies_user(arguments: dict[str, Any], value: Any) -> str | None:
+    return value.get("user_id") if isinstance(value, dict) else None
+
+
+# ---------------------------------------------------------------------------- writes
+
+
+def booking_touches(arguments: dict[str, Any]) -> list[str]:
+    """A booking debits the user's gift cards/certificates and takes seats on every flight."""
+    paths = [user_path(str(arguments.get("user_id", "*")))]
+    for f in arguments.get("flights") or []:
+        if isinstance(f, dict) and "flight_number" in f and "date" in f:
+            paths.append(flight_path(f["flight_number"], f["date"]))
+    return paths
+
+
+def update_touches(arguments: dict[str, Any]) -> list[str]:
+    """A baggage or flight update changes the reservation and, paid by gift card, its owner's balance."""
+    rid = str(arguments.get("reservation_id", ""))
+    paths = [reservation_path(rid)]
+    if str(arguments.get("payment_id", "")).startswith("gift_card"):
+        owner = OWNERS.get(rid)
+        paths.append(user_path(owner) if owner else "users.*")
+    return paths
+
+
+def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
+    """The identification read: the customer's user id, when the call carries it."""
+    user_id = arguments.get("user_id")
+    if isinstance(user_id, str) and user_id:
+        return SuggestedCall(name="get_user_details", arguments={"user_id": user_id})
+    return None

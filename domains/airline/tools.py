@@ -1,0 +1,538 @@
+"""The airline tools, with τ²-bench's names, arguments, effects and quirks (tau2-compat §2).
+
+The tools check only what the benchmark's tools check; every policy rule (24-hour window, basic
+economy, membership, flown segments…) is the gate's job. Quirks kept on purpose because they decide
+the evaluation digest: certificates are consumed whole on booking, cancelling only appends negated
+payments, seats are only ever taken by booking, kept segments keep their old price, and baggage
+counts and the cabin of an update are stored exactly as the caller sent them.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Annotated, Any, Union
+
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, WithJsonSchema
+
+from domains.airline import paths
+from domains.airline.schema import (
+    CABINS,
+    AirportCode,
+    CabinClass,
+    Certificate,
+    DirectFlight,
+    FlightDateAvailable,
+    FlightDB,
+    FlightInfo,
+    FlightType,
+    Insurance,
+    Passenger,
+    Payment,
+    Reservation,
+    ReservationFlight,
+    User,
+)
+from ledger_tui.engine.domain import Tool, ToolError
+
+NOW = "2024-05-15T15:00:00"
+NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
+NEW_CERTIFICATE_IDS = ("certificate_3221322", "certificate_3221323", "certificate_3221324")
+INSURANCE_FEE = 30
+BAG_FEE = 50
+
+AIRPORTS: tuple[tuple[str, str], ...] = (
+    ("SFO", "San Francisco"), ("JFK", "New York"), ("LAX", "Los Angeles"), ("ORD", "Chicago"),
+    ("DFW", "Dallas"), ("DEN", "Denver"), ("SEA", "Seattle"), ("ATL", "Atlanta"), ("MIA", "Miami"),
+    ("BOS", "Boston"), ("PHX", "Phoenix"), ("IAH", "Houston"), ("LAS", "Las Vegas"),
+    ("MCO", "Orlando"), ("EWR", "Newark"), ("CLT", "Charlotte"), ("MSP", "Minneapolis"),
+    ("DTW", "Detroit"), ("PHL", "Philadelphia"), ("LGA", "LaGuardia"),
+)  # fmt: skip
+
+# Stored as sent (int stays int, 3.0 stays 3.0): the benchmark assigns these without coercion.
+RawInt = Annotated[Union[StrictInt, StrictFloat], WithJsonSchema({"type": "integer"})]
+RawCabin = Annotated[str, WithJsonSchema({"type": "string", "enum": list(CABINS)})]
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------- argument models
+
+
+class UserIdArgs(Args):
+    user_id: str
+
+
+class ReservationIdArgs(Args):
+    reservation_id: str
+
+
+class NoArgs(Args):
+    pass
+
+
+class RouteArgs(Args):
+    origin: str
+    destination: str
+    date: str
+
+
+class FlightStatusArgs(Args):
+    flight_number: str
+    date: str
+
+
+class BookArgs(Args):
+    user_id: str
+    origin: str
+    destination: str
+    flight_type: FlightType
+    cabin: CabinClass
+    flights: list[FlightInfo]
+    passengers: list[Passenger]
+    payment_methods: list[Payment]
+    total_baggages: int
+    nonfree_baggages: int
+    insurance: Insurance
+
+
+class BaggageArgs(Args):
+    reservation_id: str
+    total_baggages: RawInt
+    nonfree_baggages: RawInt
+    payment_id: str
+
+
+class FlightsArgs(Args):
+    reservation_id: str
+    cabin: RawCabin
+    flights: list[FlightInfo]
+    payment_id: str
+
+
+class PassengersArgs(Args):
+    reservation_id: str
+    passengers: list[Passenger]
+
+
+class CertificateArgs(Args):
+    user_id: str
+    amount: RawInt
+
+
+class CalculateArgs(Args):
+    expression: str
+
+
+class TransferArgs(Args):
+    summary: str
+
+
+# ---------------------------------------------------------------------------- lookups
+
+
+def _user(db: FlightDB, user_id: str) -> User:
+    user = db.users.get(user_id)
+    if user is None:
+        raise ToolError(f"User {user_id} not found")
+    return user
+
+
+def _reservation(db: FlightDB, reservation_id: str) -> Reservation:
+    res = db.reservations.get(reservation_id)
+    if res is None:
+        raise ToolError(f"Reservation {reservation_id} not found")
+    return res
+
+
+def _flight_date(db: FlightDB, flight_number: str, date: str) -> Any:
+    flight = db.flights.get(flight_number)
+    if flight is None:
+        raise ToolError(f"Flight {flight_number} not found")
+    entry = flight.dates.get(date)
+    if entry is None:
+        raise ToolError(f"Flight {flight_number} not found on date {date}")
+    return entry
+
+
+def _bookable(db: FlightDB, info: FlightInfo, cabin: str, passengers: int) -> FlightDateAvailable:
+    """The date entry of a flight that can take `passengers` more in `cabin` (else ToolError)."""
+    entry = _flight_date(db, info.flight_number, info.date)
+    if not isinstance(entry, FlightDateAvailable):
+        raise ToolError(f"Flight {info.flight_number} not available on date {info.date}")
+    if cabin not in entry.available_seats:
+        raise ToolError(f"'{cabin}'")
+    if entry.available_seats[cabin] < passengers:  # type: ignore[index]
+        raise ToolError(f"Not enough seats on flight {info.flight_number}")
+    return entry
+
+
+def _direct(db: FlightDB, date: str, origin: str | None, destination: str | None, leave_after: str | None = None) -> list[DirectFlight]:
+    out = []
+    for flight in db.flights.values():
+        if origin is not None and flight.origin != origin:
+            continue
+        if destination is not None and flight.destination != destination:
+            continue
+        entry = flight.dates.get(date)
+        if not isinstance(entry, FlightDateAvailable):
+            continue
+        if leave_after is not None and not flight.scheduled_departure_time_est >= leave_after:
+            continue
+        out.append(
+            DirectFlight(
+                flight_number=flight.flight_number,
+                origin=flight.origin,
+                destination=flight.destination,
+                status="available",
+                scheduled_departure_time_est=flight.scheduled_departure_time_est,
+                scheduled_arrival_time_est=flight.scheduled_arrival_time_est,
+                available_seats=entry.available_seats,
+                prices=entry.prices,
+            )
+        )
+    return out
+
+
+def _charge_update(user: User, payment_id: str, total: Any) -> Payment | None:
+    """Charge (or refund, when negative) an update to one saved method; certificates never."""
+    method = user.payment_methods.get(payment_id)
+    if method is None:
+        raise ToolError("Payment method not found")
+    if method.source == "certificate":
+        raise ToolError("Certificate cannot be used to update reservation")
+    if method.source == "gift_card" and method.amount < total:
+        raise ToolError("Gift card balance is not enough")
+    if method.source == "gift_card":
+        method.amount -= total
+    if total != 0:
+        return Payment(payment_id=payment_id, amount=total)
+    return None
+
+
+# ---------------------------------------------------------------------------- reads
+
+
+def get_user_details(db: FlightDB, args: UserIdArgs) -> User:
+    return _user(db, args.user_id)
+
+
+def get_reservation_details(db: FlightDB, args: ReservationIdArgs) -> Reservation:
+    return _reservation(db, args.reservation_id)
+
+
+def list_all_airports(db: FlightDB, args: NoArgs) -> list[AirportCode]:
+    return [AirportCode(iata=iata, city=city) for iata, city in AIRPORTS]
+
+
+def search_direct_flight(db: FlightDB, args: RouteArgs) -> list[DirectFlight]:
+    return _direct(db, args.date, args.origin, args.destination)
+
+
+def search_onestop_flight(db: FlightDB, args: RouteArgs) -> list[list[DirectFlight]]:
+    """Two-leg connections. The second leg's date keeps the benchmark's quirk: after an overnight
+    first leg it is `2024-05-` + (day + 1) without zero padding, so early-month dates never match."""
+    results = []
+    for first in _direct(db, args.date, args.origin, None):
+        first.date = args.date
+        if "+1" in first.scheduled_arrival_time_est:
+            try:
+                second_date = f"2024-05-{int(args.date[-2:]) + 1}"
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
+        else:
+            second_date = args.date
+        for second in _direct(db, second_date, first.destination, args.destination, first.scheduled_arrival_time_est):
+            second.date = second_date
+            results.append([first, second])
+    return results
+
+
+def get_flight_status(db: FlightDB, args: FlightStatusArgs) -> str:
+    return _flight_date(db, args.flight_number, args.date).status
+
+
+# ---------------------------------------------------------------------------- writes
+
+
+def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
+    user = _user(db, args.user_id)
+    reservation_id = next((r for r in NEW_RESERVATION_IDS if r not in db.reservations), None)
+    if reservation_id is None:
+        raise ToolError("Too many reservations")
+    reservation = Reservation(
+        reservation_id=reservation_id,
+        user_id=args.user_id,
+        origin=args.origin,
+        destination=args.destination,
+        flight_type=args.flight_type,
+        cabin=args.cabin,
+        flights=[],
+        passengers=[p.model_copy() for p in args.passengers],
+        payment_history=[p.model_copy() for p in args.payment_methods],
+        created_at=NOW,
+        total_baggages=args.total_baggages,
+        nonfree_baggages=args.nonfree_baggages,
+        insurance=args.insurance,
+    )
+    count = len(args.passengers)
+    total = 0
+    entries: list[FlightDateAvailable] = []
+    for info in args.flights:
+        entry = _bookable(db, info, args.cabin, count)
+        flight = db.flights[info.flight_number]
+        price = entry.prices[args.cabin]
+        reservation.flights.append(
+            ReservationFlight(
+                flight_number=info.flight_number,
+                origin=flight.origin,
+                destination=flight.destination,
+                date=info.date,
+                price=price,
+            )
+        )
+        entries.append(entry)
+        total += price * count
+    if args.insurance == "yes":
+        total += INSURANCE_FEE * count
+    total += BAG_FEE * args.nonfree_baggages
+
+    for pay in args.payment_methods:
+        method = user.payment_methods.get(pay.payment_id)
+        if method is None:
+            raise ToolError(f"Payment method {pay.payment_id} not found")
+        if method.source in ("gift_card", "certificate") and method.amount < pay.amount:
+            raise ToolError(f"Not enough balance in payment method {pay.payment_id}")
+    paid = sum(p.amount for p in args.payment_methods)
+    if paid != total:
+        raise ToolError(f"Payment amount does not add up, total price is {total}, but paid {paid}")
+
+    for pay in args.payment_methods:
+        method = user.payment_methods.get(pay.payment_id)
+        if method is None:  # the same certificate listed twice: gone after its first entry
+            raise ToolError(f"'{pay.payment_id}'")
+        if method.source == "gift_card":
+            method.amount -= pay.amount
+        elif method.source == "certificate":
+            del user.payment_methods[pay.payment_id]
+    for entry in entries:
+        entry.available_seats[args.cabin] -= count
+    db.reservations[reservation_id] = reservation
+    user.reservations.append(reservation_id)
+    return reservation
+
+
+def cancel_reservation(db: FlightDB, args: ReservationIdArgs) -> Reservation:
+    """Append a negated copy of every payment and mark the reservation cancelled (nothing else)."""
+    res = _reservation(db, args.reservation_id)
+    refunds = [Payment(payment_id=p.payment_id, amount=-p.amount) for p in res.payment_history]
+    res.payment_history.extend(refunds)
+    res.status = "cancelled"
+    return res
+
+
+def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
+    res = _reservation(db, args.reservation_id)
+    user = _user(db, res.user_id)
+    paths.OWNERS[res.reservation_id] = res.user_id
+    total = BAG_FEE * max(0, args.nonfree_baggages - res.nonfree_baggages)
+    payment = _charge_update(user, args.payment_id, total)
+    if payment is not None:
+        res.payment_history.append(payment)
+    res.total_baggages = args.total_baggages
+    res.nonfree_baggages = args.nonfree_baggages
+    return res
+
+
+def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
+    """Replace the itinerary. Segments kept in the same cabin keep their stored price and need no
+    seat check; every other segment is priced now. No seats move, origin/destination never change."""
+    res = _reservation(db, args.reservation_id)
+    user = _user(db, res.user_id)
+    paths.OWNERS[res.reservation_id] = res.user_id
+    count = len(res.passengers)
+    new_flights: list[ReservationFlight] = []
+    total = 0
+    for info in args.flights:
+        kept = next(
+            (
+                f
+                for f in res.flights
+                if args.cabin == res.cabin and f.flight_number == info.flight_number and f.date == info.date
+            ),
+            None,
+        )
+        if kept is not None:
+            new_flights.append(kept)
+            total += kept.price * count
+            continue
+        entry = _bookable(db, info, args.cabin, count)
+        flight = db.flights[info.flight_number]
+        segment = ReservationFlight(
+            flight_number=info.flight_number,
+            origin=flight.origin,
+            destination=flight.destination,
+            date=info.date,
+            price=entry.prices[args.cabin],  # type: ignore[index]
+        )
+        new_flights.append(segment)
+        total += segment.price * count
+    total -= sum(f.price for f in res.flights) * count
+    payment = _charge_update(user, args.payment_id, total)
+    if payment is not None:
+        res.payment_history.append(payment)
+    res.flights = new_flights
+    res.cabin = args.cabin  # type: ignore[assignment]  # stored raw, as the benchmark does
+    return res
+
+
+def update_reservation_passengers(db: FlightDB, args: PassengersArgs) -> Reservation:
+    res = _reservation(db, args.reservation_id)
+    if len(args.passengers) != len(res.passengers):
+        raise ToolError("Number of passengers does not match")
+    res.passengers = [p.model_copy() for p in args.passengers]
+    return res
+
+
+def send_certificate(db: FlightDB, args: CertificateArgs) -> str:
+    user = _user(db, args.user_id)
+    for cert_id in NEW_CERTIFICATE_IDS:
+        if cert_id not in user.payment_methods:
+            user.payment_methods[cert_id] = Certificate(source="certificate", id=cert_id, amount=args.amount)
+            return f"Certificate {cert_id} added to user {args.user_id} with amount {args.amount}."
+    raise ToolError("Too many certificates")
+
+
+# ---------------------------------------------------------------------------- generic
+
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Pow: operator.pow,
+}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def _arith(node: ast.AST) -> float | int:
+    if isinstance(node, ast.Expression):
+        return _arith(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, right = _arith(node.left), _arith(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > 1000:
+            raise ToolError("Exponent too large")
+        return _OPS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_arith(node.operand))
+    raise ToolError("Invalid expression")
+
+
+def calculate(db: FlightDB, args: CalculateArgs) -> str:
+    """Arithmetic on digits, + - * / ( ) . and spaces; the result rounded to 2 decimals, as text."""
+    if not all(ch in "0123456789+-*/(). " for ch in args.expression):
+        raise ToolError("Invalid characters in expression")
+    try:
+        value = _arith(ast.parse(args.expression, mode="eval"))
+        return str(round(float(value), 2))
+    except ToolError:
+        raise
+    except (SyntaxError, ZeroDivisionError, OverflowError, TypeError, ValueError) as exc:
+        raise ToolError(str(exc)) from None
+
+
+def transfer_to_human_agents(db: FlightDB, args: TransferArgs) -> str:
+    return "Transfer successful"
+
+
+# ---------------------------------------------------------------------------- the table
+
+TOOLS: list[Tool] = [
+    Tool(
+        "book_reservation", "write", BookArgs, book_reservation,
+        "Create a new reservation for a user: flights (number and date for every segment), cabin, "
+        "passengers, how it is paid (saved payment ids and amounts that add up to the price), "
+        "checked bags (total and how many are paid) and whether travel insurance is included.",
+        touches=paths.booking_touches,
+    ),
+    Tool(
+        "calculate", "generic", CalculateArgs, calculate,
+        "Evaluate an arithmetic expression (digits, + - * /, parentheses, decimal point) and return "
+        "the result rounded to two decimals.",
+    ),
+    Tool(
+        "cancel_reservation", "write", ReservationIdArgs, cancel_reservation,
+        "Cancel a whole reservation by its id; every payment on it is refunded to its original method.",
+        touches=("reservations.{reservation_id}",),
+    ),
+    Tool(
+        "get_reservation_details", "read", ReservationIdArgs, get_reservation_details,
+        "Look up a reservation by its six-character id (e.g. 'ZFA04Y'): route, cabin, segments, "
+        "passengers, payments, bags, insurance, booking time and status.",
+        absorbs=paths.absorb_reservation,
+    ),
+    Tool(
+        "get_user_details", "read", UserIdArgs, get_user_details,
+        "Look up a user by user id (e.g. 'mia_li_3668'): profile, saved payment methods, saved "
+        "passengers, membership level and reservation ids.",
+        absorbs=paths.absorb_user,
+        identifies=paths.identifies_user,
+    ),
+    Tool(
+        "list_all_airports", "read", NoArgs, list_all_airports,
+        "List the airports the airline serves, as IATA code and city.",
+        absorbs=paths.absorb_airports,
+    ),
+    Tool(
+        "search_direct_flight", "read", RouteArgs, search_direct_flight,
+        "Find non-stop flights between two airports (IATA codes) on a date (YYYY-MM-DD) that are "
+        "open for booking, with seats left and prices per cabin.",
+        absorbs=paths.absorb_direct_search,
+    ),
+    Tool(
+        "search_onestop_flight", "read", RouteArgs, search_onestop_flight,
+        "Find connections with one stop between two airports (IATA codes) departing on a date "
+        "(YYYY-MM-DD); each result is a pair of legs with seats and prices per cabin.",
+        absorbs=paths.absorb_onestop_search,
+    ),
+    Tool(
+        "send_certificate", "write", CertificateArgs, send_certificate,
+        "Add a travel certificate of the given amount (dollars) to a user's payment methods, as "
+        "compensation.",
+        touches=("users.{user_id}",),
+    ),
+    Tool(
+        "transfer_to_human_agents", "generic", TransferArgs, transfer_to_human_agents,
+        "Hand the conversation to a human agent with a short summary of the customer's issue. Use it "
+        "only when the customer asks for a human or the request cannot be handled with these tools "
+        "under the policy.",
+    ),
+    Tool(
+        "update_reservation_baggages", "write", BaggageArgs, update_reservation_baggages,
+        "Set a reservation's checked bags (new total and new number of paid bags); extra paid bags "
+        "are charged to a saved payment method.",
+        touches=paths.update_touches,
+    ),
+    Tool(
+        "update_reservation_flights", "write", FlightsArgs, update_reservation_flights,
+        "Replace a reservation's itinerary and/or cabin. List EVERY segment of the new itinerary, "
+        "unchanged ones included; the price difference is charged to (or refunded to) a saved "
+        "payment method.",
+        touches=paths.update_touches,
+    ),
+    Tool(
+        "update_reservation_passengers", "write", PassengersArgs, update_reservation_passengers,
+        "Replace the passengers' names and dates of birth on a reservation (same number of passengers).",
+        touches=("reservations.{reservation_id}",),
+    ),
+    Tool(
+        "get_flight_status", "read", FlightStatusArgs, get_flight_status,
+        "The status of a flight on a date: available, on time, delayed, flying, landed or cancelled.",
+        absorbs=paths.absorb_flight_status,
+    ),
+]  # fmt: skip
