@@ -134,7 +134,14 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
         if script.task not in tasks:
             raise ScriptError(f"Script {script_path.name} names task {script.task!r}, which domain {d.name} does not have.")
         env = fresh_environment(d, tasks[script.task], db)
-    session = Session(d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task)  # type: ignore[arg-type]
+    session_id = None
+    if not timestamps:  # reproducible files: the id depends on the script only
+        import hashlib
+
+        session_id = hashlib.sha256(Path(script_path).read_bytes()).hexdigest()[:12]
+    session = Session(
+        d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task, session_id=session_id  # type: ignore[arg-type]
+    )
     problem: LedgerTuiError | None = None
     try:
         async for _ in session.start():

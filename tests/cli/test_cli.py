@@ -1,0 +1,196 @@
+"""The headless CLI as a user meets it: real subprocesses, real domains, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = sorted(ROOT.glob("domains/*/scripts/*.json"))
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+    )
+
+
+def one_sentence_error(out: subprocess.CompletedProcess[str]) -> str:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    return lines[0]
+
+
+def shipped_session(script: Path) -> Path:
+    domain = script.parent.parent.name
+    return ROOT / "sessions" / f"{domain}-{script.stem.replace('_', '-')}.jsonl"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.parent.name}/{s.stem}" for s in SCRIPTS])
+def test_shipped_sessions_are_reproduced_byte_for_byte(script: Path, tmp_path: Path):
+    out = tmp_path / "again.jsonl"
+    run = cli("run", "--script", str(script), "--out", str(out), "--no-timestamps")
+    assert run.returncode == 0, run.stderr
+    assert out.read_bytes() == shipped_session(script).read_bytes(), (
+        f"{shipped_session(script).name} is out of date: regenerate it with "
+        f"`ledger-tui run --script {script.relative_to(ROOT)} --out {shipped_session(script).relative_to(ROOT)} --no-timestamps`"
+    )
+
+
+def test_every_domain_ships_a_session_and_the_required_examples_exist():
+    names = {p.name for p in (ROOT / "sessions").glob("*.jsonl")}
+    for domain in ("airline", "retail", "telecom", "telehealth"):
+        assert any(n.startswith(domain + "-") for n in names), domain
+    blocked = (ROOT / "sessions" / "airline-cancel-blocked.jsonl").read_text()
+    assert '"verdict":"BLOCK"' in blocked and "cancel_reservation" in blocked
+    refund = [json.loads(line) for line in (ROOT / "sessions" / "retail-refund-revise-then-allow.jsonl").read_text().splitlines()]
+    verdicts = [(e["decision"]["call"]["name"], e["decision"]["verdict"]) for e in refund if e["type"] == "gate_decision"]
+    assert verdicts == [("return_delivered_order_items", "REVISE"), ("return_delivered_order_items", "ALLOW")]
+
+
+def test_run_prints_a_summary_and_dumps_the_db(tmp_path: Path):
+    out = cli(
+        "run", "--script", "domains/airline/scripts/cancel_blocked.json", "--out", str(tmp_path / "t.jsonl"),
+        "--dump-db", str(tmp_path / "db.json"),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "gate      ALLOW 0   REVISE 0   BLOCK 1" in out.stdout
+    digest = next(line.split()[1] for line in out.stdout.splitlines() if line.startswith("db "))
+    dumped = json.loads((tmp_path / "db.json").read_text())
+    assert set(dumped) == {"flights", "users", "reservations"}
+    from ledger_tui.engine.serialize import digest as compute
+
+    assert compute(dumped) == digest, "a blocked cancellation leaves the shipped db unchanged"
+
+
+def test_run_a_task_with_the_gold_agent(tmp_path: Path):
+    from ledger_tui.engine.tasks import load_tasks
+
+    task = next(t for t in load_tasks(ROOT / "domains/airline/tasks.json") if not t.is_refusal)
+    out = cli("run", "--domain", "airline", "--task", task.id, "--agent", "gold", "--out", str(tmp_path / "g.jsonl"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "result    PASS" in out.stdout
+    assert (tmp_path / "g.jsonl").exists()
+
+
+def test_why_explains_a_block_with_evidence_and_clause():
+    out = cli("why", "sessions/airline-cancel-blocked.jsonl")
+    assert out.returncode == 0, out.stderr
+    assert "verdict: BLOCK" in out.stdout
+    assert "[FAIL→BLOCK] cancel_eligible" in out.stdout
+    assert "read at step" in out.stdout and "get_reservation_details" in out.stdout
+    assert "policy: [cancel.eligibility]" in out.stdout
+
+
+def test_why_step_option_and_wrong_step():
+    events = [json.loads(line) for line in (ROOT / "sessions/retail-refund-revise-then-allow.jsonl").read_text().splitlines()]
+    allow = next(e["seq"] for e in events if e["type"] == "gate_decision" and e["decision"]["verdict"] == "ALLOW")
+    out = cli("why", "sessions/retail-refund-revise-then-allow.jsonl", "--step", str(allow))
+    assert out.returncode == 0 and "verdict: ALLOW" in out.stdout
+    assert "gate decisions are at steps" in one_sentence_error(cli("why", "sessions/retail-refund-revise-then-allow.jsonl", "--step", "0"))
+
+
+def test_domains_lists_all_four_with_counts():
+    out = cli("domains")
+    assert out.returncode == 0
+    for name in ("airline", "retail", "telecom", "telehealth"):
+        assert any(line.startswith(name) and "reads" in line and "predicates" in line for line in out.stdout.splitlines())
+    assert "customer-side" in next(line for line in out.stdout.splitlines() if line.startswith("telecom"))
+
+
+def test_malformed_script_is_one_sentence(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"domain": "airline", "turns": [{"customer": "hi"},')
+    assert "not valid JSON" in one_sentence_error(cli("run", "--script", str(bad)))
+    bad.write_text('{"domain": "airline", "turns": [{"custom": "hi"}]}')
+    assert "exactly one of" in one_sentence_error(cli("run", "--script", str(bad)))
+    assert "does not exist" in one_sentence_error(cli("run", "--script", str(tmp_path / "missing.json")))
+
+
+def test_unknown_domain_and_unknown_task_are_one_sentence(tmp_path: Path):
+    script = tmp_path / "s.json"
+    script.write_text('{"domain": "railway", "turns": [{"customer": "hi"}]}')
+    assert "Unknown domain 'railway'" in one_sentence_error(cli("run", "--script", str(script)))
+    assert "no task" in one_sentence_error(cli("run", "--domain", "airline", "--task", "nope", "--agent", "gold"))
+
+
+def test_unknown_tool_in_a_script_is_blocked_and_recorded(tmp_path: Path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"domain": "airline", "turns": [
+        {"customer": "Delete my account please."},
+        {"agent": {"calls": [{"name": "delete_user", "arguments": {"user_id": "x"}}]}},
+    ]}))
+    out = cli("run", "--script", str(script), "--out", str(tmp_path / "u.jsonl"))
+    assert out.returncode == 0, out.stderr
+    assert "BLOCK 1" in out.stdout
+    why = cli("why", str(tmp_path / "u.jsonl"))
+    assert "known_tool" in why.stdout
+
+
+def test_a_script_out_of_sync_keeps_what_was_recorded(tmp_path: Path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"domain": "airline", "turns": [
+        {"customer": "Hi"},
+        {"agent": {"calls": [{"name": "get_user_details", "arguments": {"user_id": "nobody"}}]}},
+    ]}))
+    out = cli("run", "--script", str(script), "--out", str(tmp_path / "o.jsonl"))
+    line = one_sentence_error(out)
+    assert "no agent turn left" in line and "saved in" in line
+    events = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events][:2] == ["session_started", "user_message"]
+    assert events[-1]["type"] == "session_ended"
+
+
+def test_invalid_tool_arguments_become_a_tool_error_the_model_sees(tmp_path: Path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"domain": "airline", "turns": [
+        {"customer": "Hi"},
+        {"agent": {"calls": [{"name": "get_user_details", "arguments": {"user": 5}}]}},
+        {"agent": {"text": "Sorry, let me try that again."}},
+    ]}))
+    out = cli("run", "--script", str(script), "--out", str(tmp_path / "a.jsonl"))
+    assert out.returncode == 0, out.stderr
+    results = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines() if '"tool_result"' in x]
+    assert results[0]["error"] and results[0]["content"].startswith("Error: invalid arguments for get_user_details")
+
+
+def test_truncated_trajectory_keeps_every_complete_line(tmp_path: Path):
+    lines = (ROOT / "sessions/airline-cancel-blocked.jsonl").read_text().splitlines()
+    damaged = tmp_path / "cut.jsonl"
+    damaged.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    out = cli("why", str(damaged))
+    assert out.returncode == 0, out.stderr
+    assert "incomplete or corrupt and was skipped" in out.stderr and "Traceback" not in out.stderr
+    assert "verdict: BLOCK" in out.stdout
+
+
+def test_unusable_files_are_one_sentence(tmp_path: Path):
+    (tmp_path / "x.jsonl").write_text("hello\nworld\n")
+    assert "Line 1 of x.jsonl" in one_sentence_error(cli("why", str(tmp_path / "x.jsonl")))
+    assert "does not exist" in one_sentence_error(cli("replay", str(tmp_path / "nope.jsonl")))
+    assert "Unknown mode" in one_sentence_error(cli("run", "--script", str(SCRIPTS[0]), "--mode", "turbo"))
+
+
+def test_missing_api_key_for_eval_names_the_fix(tmp_path: Path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    out = subprocess.run(
+        [sys.executable, "-m", "ledger_tui", "eval", "--domain", "airline", "--tasks", "airline_01_cancel_recent_booking", "--out", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+    )
+    assert "OPENAI_API_KEY" in one_sentence_error(out)
+
+
+def test_bad_database_file_is_one_sentence(tmp_path: Path):
+    db = tmp_path / "db.json"
+    db.write_text('{"flights": {}, "users": [], "reservations": {}}')
+    assert "does not match the airline schema" in one_sentence_error(
+        cli("run", "--script", "domains/airline/scripts/cancel_blocked.json", "--db", str(db), "--out", str(tmp_path / "x.jsonl"))
+    )
