@@ -1,0 +1,160 @@
+"""Engine costs per domain, on the shipped full-size databases, with a ledger of 50 records.
+
+Prints the median of: absorb (one read result into a 49-record ledger), render (the prompt block of
+a 50-record ledger, uncached), gate (every predicate on one write), and one full loop step with a
+zero-latency scripted model (model call, events, trajectory write, tool execution, ledger update),
+for a read step and for a gated write step. Targets (issue 2): a full step under 1 ms, render under
+0.2 ms.
+
+    python benchmarks/engine.py [--domain airline] [--repeat 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from domains import available, load_domain
+from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolCall
+from ledger_tui.engine.fold import fold
+from ledger_tui.engine.gate import evaluate
+from ledger_tui.engine.gold import run_gold
+from ledger_tui.engine.ledger import Ledger, absorb, render
+from ledger_tui.engine.models import FunctionModel, ModelTurn
+from ledger_tui.engine.serialize import jsonable
+from ledger_tui.engine.session import Session
+from ledger_tui.engine.tasks import load_tasks
+
+LEDGER_SIZE = 50
+
+
+def median_us(fn: Callable[[], Any], repeat: int) -> float:
+    for _ in range(min(20, repeat)):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter_ns()
+        fn()
+        samples.append(time.perf_counter_ns() - t)
+    return statistics.median(samples) / 1000
+
+
+def records(db: Any, count: int) -> list[tuple[str, Any]]:
+    """Real records from the db's largest collection, as canonical (path, value) pairs."""
+    data = jsonable(db)
+    collections: list[tuple[str, list[tuple[str, Any]]]] = []
+
+    def visit(prefix: str, node: Any) -> None:
+        if isinstance(node, dict):
+            if node and all(isinstance(v, dict) for v in node.values()) and len(node) >= count:
+                collections.append((prefix, [(f"{prefix}.{k}", v) for k, v in node.items()]))
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    visit(f"{prefix}.{k}" if prefix else k, v)
+        elif isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
+            key = next((k for k in node[0] if k.endswith("_id")), None)
+            if key:
+                collections.append((prefix, [(f"{prefix}.{v[key]}", v) for v in node]))
+
+    visit("", data)
+    collections.sort(key=lambda c: -len(c[1]))
+    out: list[tuple[str, Any]] = []
+    for _, items in collections:
+        out.extend(items[: count - len(out)])
+        if len(out) >= count:
+            break
+    return out[:count]
+
+
+def scenario(name: str):
+    """A gold run of the domain's first allowed task: its events up to the last gated write."""
+    domain = load_domain(name)
+    task = next(t for t in load_tasks(domain.tasks_path) if not t.is_refusal and t.gold_actions)
+    report = asyncio.run(run_gold(domain, task))
+    events = report.events
+    last = max(i for i, e in enumerate(events) if isinstance(e, GateDecided))
+    write = events[last].decision.call
+    read = next(a for a in task.gold_actions if domain.kind(a.name) == "read")
+    return domain, task, events[:last], write, ToolCall(id="r", name=read.name, arguments=read.arguments)
+
+
+def bench(name: str, repeat: int) -> dict[str, float]:
+    domain, task, before, write, read = scenario(name)
+    state = fold(before)
+    ledger, context = state.ledger, state.context()
+    pad = records(domain.load_db(), LEDGER_SIZE)
+    missing = max(0, LEDGER_SIZE - len(ledger))
+    ledger, _ = absorb(ledger, pad[:missing], source_call="benchmark padding", source_seq=0)
+    assert len(ledger) >= LEDGER_SIZE - 1
+    base, _ = absorb(Ledger(), pad[: LEDGER_SIZE - 1], source_call="pad", source_seq=0)
+    one = pad[-1]
+    figures = {
+        "absorb": median_us(lambda: absorb(base, [one], source_call="read", source_seq=1), repeat),
+        "render": median_us(lambda: render(ledger), repeat),
+        "gate": median_us(lambda: evaluate(write, domain, ledger, context), repeat),
+    }
+    figures["read step"] = loop_step(domain, task, before, pad, read, repeat)
+    figures["write step"] = loop_step(domain, task, before, pad, write, repeat)
+    figures["ledger"] = len(ledger)
+    return figures
+
+
+def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
+    """Median wall time of one agent step (model turn + everything the engine does with it)."""
+    counter = {"n": 0}
+
+    def agent(messages, tools):
+        counter["n"] += 1
+        if counter["n"] > repeat:
+            return ModelTurn(text="done")
+        return ModelTurn(tool_calls=(call.model_copy(update={"id": f"c{counter['n']}"}),))
+
+    from ledger_tui.engine.gold import fresh_environment
+
+    with tempfile.TemporaryDirectory() as tmp:
+        session = Session(domain, FunctionModel(agent), "full", env=fresh_environment(domain, task), out=Path(tmp) / "b.jsonl", max_steps=repeat + 2, max_revisions=repeat + 2)
+        for e in before:
+            session.emit(e)
+        for path, value in pad:
+            if path not in session.state.ledger:
+                session.emit(LedgerUpdated(path=path, change="added", after=value, source_call="pad", source_seq=0))
+        stamps: list[int] = []
+        original = session.model.complete
+
+        async def timed(messages, tools):
+            stamps.append(time.perf_counter_ns())
+            return await original(messages, tools)
+
+        session.model.complete = timed  # type: ignore[method-assign]
+
+        async def run():
+            async for _ in session.agent_turn():
+                pass
+
+        asyncio.run(run())
+        session.close()
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])][10:]
+    return statistics.median(gaps) / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--domain", action="append", help="domain(s) to measure (default: all)")
+    parser.add_argument("--repeat", type=int, default=300)
+    args = parser.parse_args()
+    names = args.domain or available()
+    print(f"median cost per operation, microseconds (ledger of {LEDGER_SIZE} records, {args.repeat} repeats)")
+    print(f"{'domain':<11}{'absorb':>9}{'render':>9}{'gate':>9}{'read step':>11}{'write step':>12}")
+    for name in names:
+        f = bench(name, args.repeat)
+        print(f"{name:<11}{f['absorb']:>9.1f}{f['render']:>9.1f}{f['gate']:>9.1f}{f['read step']:>11.1f}{f['write step']:>12.1f}")
+    print("targets: full step < 1000 us, render < 200 us")
+
+
+if __name__ == "__main__":
+    main()

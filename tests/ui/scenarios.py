@@ -1,0 +1,58 @@
+"""Scripted conversations on the toy library domain, shared by the UI tests and the benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.events import Event, ToolCall
+from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.session import Session
+
+
+def call(name: str, **arguments: object) -> ToolCall:
+    return ToolCall(id="", name=name, arguments=arguments)
+
+
+def block_turns() -> list[ModelTurn]:
+    """Ada asks to renew L2 (already renewed twice): identify, read, confirm, then a BLOCK."""
+    return [
+        ModelTurn(tool_calls=(call("find_member_by_email", email="ada@example.org"), call("get_loan_details", loan_id="L2"))),
+        ModelTurn(text="Loan L2 (Emma) will be renewed. Shall I go ahead?"),
+        ModelTurn(tool_calls=(call("renew_loan", loan_id="L2"),)),
+    ]
+
+
+BLOCK_MESSAGES = ("Hi, this is ada@example.org. Please renew my loan L2.", "Yes, please go ahead.")
+
+
+def revise_turns() -> list[ModelTurn]:
+    """Ada renews L1: the agent writes before reading (REVISE), reads, confirms, writes (ALLOW)."""
+    return [
+        ModelTurn(tool_calls=(call("find_member_by_email", email="ada@example.org"), call("renew_loan", loan_id="L1"))),
+        ModelTurn(tool_calls=(call("get_loan_details", loan_id="L1"),)),
+        ModelTurn(text="Loan L1 (Dune) will be renewed once. Shall I go ahead?"),
+        ModelTurn(tool_calls=(call("renew_loan", loan_id="L1"),)),
+        ModelTurn(text="Done: loan L1 is renewed."),
+    ]
+
+
+REVISE_MESSAGES = ("I'm ada@example.org; please renew loan L1.", "Yes, go ahead.")
+
+
+def scripted_session(domain: Domain, turns: list[ModelTurn], out: Path | None = None) -> Session:
+    """A session with fixed ids and no wall clock, so screenshots are the same on every run."""
+    return Session(domain, ScriptedModel(turns), "full", out=out, session_id="test", timestamps=False)
+
+
+async def record(domain: Domain, turns: list[ModelTurn], messages: tuple[str, ...], out: Path | None = None) -> list[Event]:
+    """Run a scripted conversation headless (no UI) and return its events."""
+    session = scripted_session(domain, turns, out)
+    async for _ in session.start():
+        pass
+    for text in messages:
+        async for _ in session.user_says(text):
+            pass
+    async for _ in session.end():
+        pass
+    return session.events

@@ -1,0 +1,141 @@
+"""Replay: the panes show the state as of the cursor, computed with the engine's fold."""
+
+from __future__ import annotations
+
+import json
+
+from ledger_tui.engine.events import GateDecided, LedgerUpdated, Verdict
+from ledger_tui.engine.fold import fold
+from ledger_tui.engine.store import write_trajectory
+from ledger_tui.ui.app import make_app
+from ledger_tui.ui.screens.replay import ReplayScreen
+from ledger_tui.ui.screens.why import WhyScreen
+from ledger_tui.ui.widgets import ReplayBar
+from tests.ui.scenarios import REVISE_MESSAGES, record, revise_turns
+
+
+async def revise_trajectory(toy, tmp_path):
+    path = tmp_path / "revise.jsonl"
+    events = await record(toy, revise_turns(), REVISE_MESSAGES, out=path)
+    return path, events
+
+
+async def test_stepping_forward_and_back_shows_the_ledger_as_of_each_step(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, step=0, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert screen.ledger.paths == []
+        first_read = next(i for i, e in enumerate(events) if isinstance(e, LedgerUpdated))
+        for _ in range(first_read):
+            await pilot.press("right")
+        await pilot.pause()
+        assert screen.cursor == first_read
+        assert screen.ledger.paths == list(fold(events, first_read).ledger)
+        assert screen.query_one(ReplayBar).index == first_read
+        # forward to the end, then back: every step matches the fold
+        for index in range(first_read + 1, len(events)):
+            await pilot.press("right")
+            expected = fold(events, index)
+            assert screen.ledger.paths == list(expected.ledger), index
+            assert len(screen.gate_log.decisions) == len(expected.gate_log)
+        await pilot.press("left", "left", "left")
+        await pilot.pause()
+        assert screen.cursor == len(events) - 4
+        assert screen.ledger.paths == list(fold(events, len(events) - 4).ledger)
+        # the write on L1 made it stale; the re-read after it is visible once we get there
+        stale_at = next(i for i, e in enumerate(events) if isinstance(e, LedgerUpdated) and e.change == "stale")
+        screen.jump_to(stale_at)
+        await pilot.pause()
+        assert screen.ledger.shown("loans.L1").stale
+
+
+async def test_next_and_previous_gate_decision_keys(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    decisions = [i for i, e in enumerate(events) if isinstance(e, GateDecided)]
+    app = make_app(trajectory=path, step=0, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await pilot.press("n")
+        assert screen.cursor == decisions[0]
+        assert [d.decision.verdict for d in screen.gate_log.decisions] == [Verdict.REVISE]
+        await pilot.press("n")
+        assert screen.cursor == decisions[1]
+        assert [d.decision.verdict for d in screen.gate_log.decisions] == [Verdict.REVISE, Verdict.ALLOW]
+        await pilot.press("p")
+        assert screen.cursor == decisions[0]
+        assert screen.gate_log.row_count == 1
+        # the conversation shows only what had happened by then
+        assert all(c.proposed.seq <= decisions[0] for c in screen.conversation.tool_calls)
+
+
+async def test_play_runs_to_the_end_and_stops(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, step=len(events) - 3, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await pilot.press("plus")  # 4/s → 8/s
+        await pilot.press("space")
+        assert screen.query_one(ReplayBar).playing
+        await pilot.pause(0.6)
+        assert screen.cursor == len(events) - 1
+        assert not screen.query_one(ReplayBar).playing
+
+
+async def test_truncated_file_opens_with_a_warning_and_every_complete_event(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    text = path.read_text()
+    path.write_text(text + '{"seq": 99, "type": "tool_res')
+    app = make_app(trajectory=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert len(screen.timeline) == len(events)
+        assert screen.cursor == len(events) - 1
+        assert any("incomplete or corrupt" in n.message for n in app._notifications)
+
+
+async def test_enter_on_a_revise_row_explains_it_from_the_replayed_state(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        screen.gate_log.move_cursor(row=0)
+        screen.gate_log.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        why = app.screen
+        assert isinstance(why, WhyScreen)
+        assert why.decided.decision.verdict == Verdict.REVISE
+        assert "get_loan_details(loan_id=\"L1\")" in str(why.query_one("#why-summary").render())
+
+
+async def test_palette_intents_filter_jump_and_export(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        screen.filter_gate_log(Verdict.ALLOW)
+        assert screen.gate_log.row_count == 1
+        screen.filter_gate_log(None)
+        assert screen.gate_log.row_count == 2
+        screen.jump_to(5)
+        await pilot.pause()
+        assert screen.query_one(ReplayBar).index == 5
+        written = screen.export_ledger()
+        assert json.loads(written.read_text()) == fold(events, 5).ledger.to_json()
+        assert written.parent == tmp_path
+
+
+async def test_palette_finds_jump_to_step(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, step=0, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"step 7")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.cursor == 7

@@ -1,0 +1,63 @@
+"""SVG snapshots of what the operator sees (fixed size, scripted model, no wall clock)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.ui.app import make_app
+from tests.ui.scenarios import BLOCK_MESSAGES, REVISE_MESSAGES, block_turns, record, revise_turns, scripted_session
+
+
+async def _say_all(pilot, messages) -> None:
+    screen = pilot.app.screen
+    await screen.wait_idle()
+    for text in messages:
+        console = screen.query_one("#console", Input)
+        console.value = text
+        await pilot.press("enter")
+        await pilot.pause()
+        await screen.wait_idle()
+        await pilot.pause()
+
+
+def test_three_panes_mid_session(snap_compare, toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+
+    async def run_before(pilot) -> None:
+        await _say_all(pilot, BLOCK_MESSAGES)
+        await pilot.press("ctrl+l")  # the ledger tree has the focus: its cursor is visible
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_why_screen_on_a_block(snap_compare, toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+
+    async def run_before(pilot) -> None:
+        await _say_all(pilot, BLOCK_MESSAGES)
+        await pilot.press("ctrl+g", "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
+
+
+def test_replay_at_a_revise(snap_compare, toy, tmp_path):
+    import asyncio
+
+    events = asyncio.run(record(toy, revise_turns(), REVISE_MESSAGES))
+    revise = next(i for i, e in enumerate(events) if isinstance(e, GateDecided) and e.decision.verdict == Verdict.REVISE)
+    app = make_app(events=events, step=revise, domain=toy)
+    assert snap_compare(app, terminal_size=(100, 30))
+
+
+def test_small_terminal_keeps_the_essentials(snap_compare, toy):
+    """80×24: status line, three panes, console and footer all visible."""
+    app = make_app(session=scripted_session(toy, block_turns()))
+
+    async def run_before(pilot) -> None:
+        await _say_all(pilot, BLOCK_MESSAGES)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
