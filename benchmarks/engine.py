@@ -2,7 +2,8 @@
 
 Prints the median of: absorb (one read result into a 49-record ledger), render (the prompt block of
 a 50-record ledger, uncached), gate (every predicate on one write), and one full loop step with a
-zero-latency scripted model (model call, events, trajectory write, tool execution, ledger update),
+zero-latency scripted model (model call with its token estimate, events, trajectory write, tool
+execution, ledger update),
 for a read step and for a gated write step. Targets (issue 2): a full step under 1 ms, render under
 0.2 ms.
 
@@ -25,7 +26,7 @@ from ledger_tui.engine.fold import fold
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.gold import run_gold
 from ledger_tui.engine.ledger import Ledger, absorb, render
-from ledger_tui.engine.models import FunctionModel, ModelTurn
+from ledger_tui.engine.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.serialize import jsonable
 from ledger_tui.engine.session import Session
 from ledger_tui.engine.tasks import load_tasks
@@ -106,18 +107,13 @@ def bench(name: str, repeat: int) -> dict[str, float]:
 
 def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
     """Median wall time of one agent step (model turn + everything the engine does with it)."""
-    counter = {"n": 0}
-
-    def agent(messages, tools):
-        counter["n"] += 1
-        if counter["n"] > repeat:
-            return ModelTurn(text="done")
-        return ModelTurn(tool_calls=(call.model_copy(update={"id": f"c{counter['n']}"}),))
+    turns = [ModelTurn(tool_calls=(call.model_copy(update={"id": f"c{i}"}),)) for i in range(repeat)]
+    model = ScriptedModel(turns + [ModelTurn(text="done")])
 
     from ledger_tui.engine.gold import fresh_environment
 
     with tempfile.TemporaryDirectory() as tmp:
-        session = Session(domain, FunctionModel(agent), "full", env=fresh_environment(domain, task), out=Path(tmp) / "b.jsonl", max_steps=repeat + 2, max_revisions=repeat + 2)
+        session = Session(domain, model, "full", env=fresh_environment(domain, task), out=Path(tmp) / "b.jsonl", max_steps=repeat + 2, max_revisions=repeat + 2)
         for e in before:
             session.emit(e)
         for path, value in pad:

@@ -149,7 +149,11 @@ class Domain:
         return t.kind if t else "unknown"
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [t.schema() for t in self.tools]
+        """The agent's tool schemas, built once (pydantic schema generation costs milliseconds)."""
+        cached = self._raw_cache.get("__tool_schemas__")
+        if cached is None:
+            cached = self._raw_cache["__tool_schemas__"] = [t.schema() for t in self.tools]
+        return cached
 
     @property
     def policy_path(self) -> Path:

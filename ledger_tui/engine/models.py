@@ -81,7 +81,9 @@ class ScriptedModel:
         turn = self.queue.popleft()
         if turn.prompt_tokens or turn.completion_tokens:
             return turn
-        prompt = sum(estimate_tokens(json.dumps(m, default=str)) for m in messages)
+        from ledger_tui.engine.prompt import message_tokens
+
+        prompt = sum(message_tokens(m) for m in messages)
         completion = estimate_tokens(turn.text) + sum(
             estimate_tokens(json.dumps(c.arguments)) + 8 for c in turn.tool_calls
         )

@@ -39,15 +39,33 @@ def build_messages(system: str, transcript: list[Message], ledger_block: str | N
     return messages
 
 
+_MESSAGE_TOKENS: dict[int, tuple[Message, int]] = {}
+
+
+def message_tokens(message: Message) -> int:
+    """Estimated tokens of one chat message; cached per message object (transcripts only grow)."""
+    hit = _MESSAGE_TOKENS.get(id(message))
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    size = len(str(message.get("content") or "")) + 8
+    for call in message.get("tool_calls") or ():
+        size += len(call["function"]["name"]) + len(call["function"]["arguments"]) + 16
+    tokens = (size + 3) // 4
+    if len(_MESSAGE_TOKENS) > 200_000:
+        _MESSAGE_TOKENS.clear()
+    _MESSAGE_TOKENS[id(message)] = (message, tokens)
+    return tokens
+
+
 def token_split(
     prompt_tokens: int, system: str, ledger_block: str | None, transcript: list[Message]
 ) -> tuple[int, int, int]:
     """(ledger, policy, transcript) shares of `prompt_tokens`, proportional to estimated sizes."""
-    import json
-
+    if prompt_tokens == 0:
+        return 0, 0, 0
     ledger = estimate_tokens(ledger_block or "")
     policy = estimate_tokens(system)
-    rest = sum(estimate_tokens(json.dumps(m, default=str)) for m in transcript)
+    rest = sum(message_tokens(m) for m in transcript)
     total = ledger + policy + rest
     if total == 0 or prompt_tokens == 0:
         return 0, 0, 0
