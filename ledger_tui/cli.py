@@ -396,6 +396,18 @@ def regress(
         raise typer.Exit(1)
 
 
+@app.command()
+def report(
+    folder: Path = typer.Argument(..., help="An eval output folder (results.jsonl) or an import-tau2 folder."),
+    tasks: Optional[Path] = typer.Option(None, "--tasks", help="Task file (default: each domain's own, or FOLDER/tasks.json)."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Where to write the report as JSON (default: FOLDER/report.json)."),
+) -> None:
+    """Classify every failed run (missed write, wrong arguments, gate stop, …) and compare modes per task."""
+    from ledger_tui.eval.report import report_command
+
+    report_command(folder, tasks, json_out, echo=typer.echo)
+
+
 def _policy_for(domain: str | None) -> str | None:
     if not domain:
         return None
