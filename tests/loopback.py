@@ -113,3 +113,33 @@ def sequence(replies: list[dict[str, Any]]) -> Responder:
         return queue.pop(0) if queue else {"text": "done"}
 
     return respond
+
+
+def serve_in_subprocess(responder_spec: str, latency: float = 0.0):
+    """Start `python -m tests.loopback SPEC LATENCY` in another process (no GIL shared with the
+    code under test); returns (process, base_url). SPEC is `module:function` returning a responder."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.loopback", responder_spec, str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    base_url = proc.stdout.readline().strip()
+    return proc, base_url
+
+
+if __name__ == "__main__":
+    import importlib
+    import sys
+
+    module, _, name = sys.argv[1].partition(":")
+    factory = getattr(importlib.import_module(module), name)
+    with LoopbackServer(factory(), latency=float(sys.argv[2])) as server:
+        print(server.base_url, flush=True)
+        try:
+            server.thread.join()
+        except KeyboardInterrupt:
+            pass

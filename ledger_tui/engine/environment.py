@@ -36,6 +36,7 @@ class Environment:
         # the full airline db); any call that can change state makes the environment dirty.
         self._pristine_key = (domain.name, str(db_path or domain.db_override or "")) if pristine else None
         self.dirty = not pristine
+        self._digests: tuple[str, str | None] | None = None
 
     def execute(self, call: ToolCall) -> Outcome:
         requestor = "user" if call.requestor == "user" else "assistant"
@@ -53,6 +54,7 @@ class Environment:
             return Outcome(f"Error: invalid arguments for {call.name}: " + "; ".join(lines), True, tool=tool)
         if tool.kind != "read" or self.domain.sync is not None:
             self.dirty = True
+            self._digests = None
         try:
             value = tool.run(self.db, args)
         except Exception as exc:  # ToolError and anything a tool raises: the model reads it
@@ -64,6 +66,11 @@ class Environment:
                 return Outcome(f"Error: {exc}", True, tool=tool)
         return Outcome(tool_text(value), False, value=value, tool=tool)
 
+    def touched(self) -> None:
+        """The db was changed from outside `execute` (task set-up): forget cached digests."""
+        self.dirty = True
+        self._digests = None
+
     def absorbed(self, call: ToolCall, outcome: Outcome) -> list[tuple[str, Any]]:
         """The (path, value) pairs a successful read contributes to the ledger."""
         tool = outcome.tool
@@ -72,8 +79,11 @@ class Environment:
         return list(tool.absorbs(call.arguments, jsonable(outcome.value)))
 
     def digests(self) -> tuple[str, str | None]:
+        """Agent and user db digests; recomputed only after a call that may have changed state."""
         if self.dirty or self._pristine_key is None:
-            return self.domain.digests(self.db)
+            if self._digests is None:
+                self._digests = self.domain.digests(self.db)
+            return self._digests
         cached = _PRISTINE_DIGESTS.get(self._pristine_key)
         if cached is None:
             cached = _PRISTINE_DIGESTS[self._pristine_key] = self.domain.digests(self.db)

@@ -33,19 +33,32 @@ CONFIRMATION_PREDICATES = ("explicit_confirmation",)
 def fresh_environment(domain: Domain, task: Task | None = None, db_path: Path | None = None) -> Environment:
     env = Environment(domain, db_path=db_path)
     if task is not None and task.initial_state and domain.init_task is not None:
-        env.dirty = True
+        env.touched()
         domain.init_task(env.db, task)
         if domain.sync is not None:
             domain.sync(env.db)
     return env
 
 
+_GOLD: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+
+
 def gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -> tuple[str, str | None]:
-    """Digests after applying the task's gold actions directly (failing ones change nothing)."""
+    """Digests after applying the task's gold actions directly (failing ones change nothing).
+
+    Cached per process by domain, task content and database, since every trial of a task is graded
+    against the same gold state."""
+    source = Path(db_path or domain.db_override or domain.db_path)
+    stamp = source.stat().st_mtime_ns if source.exists() else 0
+    key = (domain.name, str(source), stamp, task.model_dump_json())
+    cached = _GOLD.get(key)
+    if cached is not None:
+        return cached
     env = fresh_environment(domain, task, db_path)
     for i, action in enumerate(task.gold_actions):
         env.execute(ToolCall(id=f"gold_{i}", name=action.name, arguments=action.arguments, requestor=action.requestor))
-    return env.digests()
+    cached = _GOLD[key] = env.digests()
+    return cached
 
 
 @dataclass

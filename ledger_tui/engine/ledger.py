@@ -36,8 +36,18 @@ class Entry:
     text: str = ""  # compact JSON of `value`, computed once so render stays cheap
 
 
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _entry(path: str, value: Any, origin: Origin, seq: int | None, call: str) -> Entry:
-    return Entry(path, value, origin, seq, call, text=compact(value))
+    # The render leaves null fields out (they carry no fact and cost tokens); the stored value and
+    # everything the gate reads keep them.
+    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)))
 
 
 class Ledger(Mapping[str, Entry]):
@@ -211,8 +221,12 @@ def render(ledger: Ledger) -> str:
     stated = sorted((e for e in ledger._entries.values() if e.origin == "stated"), key=_key)
     if not observed:
         lines.append("(nothing observed yet: read before you act)")
+    current = ledger._entries.get("users.current")
+    identified = [e for e in observed if e.path.startswith("identified.")]
+    if current is not None and len(identified) == 1 and identified[0].path == f"identified.{current.value}":
+        observed = [e for e in observed if e is not identified[0]]  # users.current says it already
     for e in observed:
-        mark = "  # STALE: changed since read, read again before relying on it" if e.stale else ""
+        mark = "  # STALE" if e.stale else ""
         lines.append(f"{e.path} = {e.text}{mark}")
     if stated:
         lines.append(STATED_HEADER)

@@ -135,6 +135,11 @@ class RetryingModel:
         self.max_delay = max_delay
         self.retries = 0
 
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
         import asyncio
 
@@ -147,6 +152,9 @@ class RetryingModel:
                 self.retries += 1
                 await asyncio.sleep(min(self.max_delay, self.base_delay * (2**attempt)))
         raise AssertionError("unreachable")
+
+
+_SHARED: dict[tuple[Any, ...], list[Any]] = {}
 
 
 class OpenAIModel:
@@ -172,21 +180,58 @@ class OpenAIModel:
             key = "not-needed"  # local servers usually ignore the key
         self.name = self.model
         self.temperature = temperature
-        self._client = openai.AsyncOpenAI(
-            api_key=key, base_url=self.base_url, timeout=timeout, max_retries=max_retries
-        )
+        self._config = (key, self.base_url, timeout, max_retries)
+        self._client: Any = None
+        self._key: tuple[Any, ...] | None = None
+
+    def _acquire(self) -> Any:
+        """One `AsyncOpenAI` client (and connection pool) per event loop and endpoint, shared by
+        every model of that endpoint: building a client costs ~15 ms of TLS set-up, and many
+        concurrent sessions should share connections."""
+        if self._client is None:
+            import asyncio
+
+            import openai
+
+            key, base_url, timeout, max_retries = self._config
+            self._key = (id(asyncio.get_running_loop()), *self._config)
+            entry = _SHARED.get(self._key)
+            if entry is None:
+                client = openai.AsyncOpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+                entry = _SHARED[self._key] = [client, 0]
+            entry[1] += 1
+            self._client = entry[0]
+        return self._client
+
+    async def aclose(self) -> None:
+        """Release the shared client; the last model of an endpoint closes its connection pool."""
+        if self._client is None or self._key is None:
+            return
+        entry = _SHARED.get(self._key)
+        self._client = None
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] <= 0:
+                del _SHARED[self._key]
+                await entry[0].close()
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
         import openai
 
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        from openai.types.chat import ChatCompletion
+
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
-            kwargs["tools"] = tools
+            body["tools"] = tools
         if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            body["temperature"] = self.temperature
         where = self.base_url or "api.openai.com"
+        client = self._acquire()
         try:
-            response = await self._client.chat.completions.create(**kwargs)
+            # The plain `post` sends our already-JSON-shaped body as it is; `chat.completions.create`
+            # would first walk every message and schema through its TypedDict transformer, which
+            # costs milliseconds per call on long transcripts.
+            response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         except openai.AuthenticationError:
             raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
         except openai.NotFoundError:

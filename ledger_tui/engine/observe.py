@@ -27,7 +27,7 @@ def observe_read(
     if tool.identifies is not None:
         user_id = tool.identifies(call.arguments, value)
         if user_id:
-            pairs.append((IDENTIFIED_PREFIX + str(user_id), call.signature()))
+            pairs.append((IDENTIFIED_PREFIX + str(user_id), call.name))
             if ledger.get(CURRENT_USER) is None:
                 pairs.append((CURRENT_USER, str(user_id)))
     return absorb(ledger, pairs, source_call=call.signature(), source_seq=seq)

@@ -20,11 +20,7 @@ INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exac
 - Make at most one change at a time. Reply to the customer in plain text when you need their input.
 """
 
-LEDGER_NOTE = (
-    "The block below is the current task state: every record you have read, at its canonical path, "
-    "as last observed. Lines marked STALE changed since you read them: read them again before relying "
-    "on them. Facts under [Stated by the customer] were said, not verified."
-)
+LEDGER_NOTE = "Task state: the records you read, as last observed. Re-read STALE lines before relying on them."
 
 
 def system_prompt(policy: str) -> str:

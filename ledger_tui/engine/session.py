@@ -87,6 +87,8 @@ class Session:
         # to the model as a reference to their paths instead of the full text.
         self.compact = compact and self.renders_ledger
         self._absorbed: dict[str, list[str]] = {}
+        self._revised: dict[str, list[str]] = {}  # tool name -> call ids whose feedback was REVISE
+        self._resolved: set[str] = set()
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -239,12 +241,18 @@ class Session:
         yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
 
     def _compacted(self) -> list[dict[str, Any]]:
+        """The transcript as the model sees it in compact mode: results already in the rendered
+        ledger become a reference to their paths, and gate feedback on a write that was later
+        allowed becomes a one-line note."""
         out = []
         for message in self.transcript:
-            paths = self._absorbed.get(message.get("tool_call_id", "")) if message.get("role") == "tool" else None
+            call_id = message.get("tool_call_id", "") if message.get("role") == "tool" else ""
+            paths = self._absorbed.get(call_id) if call_id else None
             if paths and all(p in self.state.ledger for p in paths):
-                shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
-                message = {**message, "content": f"(result recorded in the task state at {shown})"}
+                shown = ", ".join(paths[:6]) + (f" +{len(paths) - 6} more" if len(paths) > 6 else "")
+                message = {**message, "content": f"(in task state: {shown})"}
+            elif call_id in self._resolved:
+                message = {**message, "content": "(gate feedback; resolved by a later allowed call)"}
             out.append(message)
         return out
 
@@ -287,6 +295,10 @@ class Session:
         if self.gates_writes and guarded(self.domain, call):
             decision = evaluate(call, self.domain, self.state.ledger, self.state.context())
             yield self.emit(GateDecided(decision=decision))
+            if decision.verdict == Verdict.ALLOW:
+                self._resolved.update(self._revised.pop(call.name, []))
+            elif decision.verdict == Verdict.REVISE:
+                self._revised.setdefault(call.name, []).append(call.id)
             if decision.verdict != Verdict.ALLOW:
                 yield self._result(call, feedback(decision), error=True, executed=False)
                 if decision.verdict == Verdict.BLOCK:

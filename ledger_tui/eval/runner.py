@@ -161,6 +161,10 @@ async def run_llm_trial(
                 break
             sim.heard(reply or "(the agent said nothing)")
     finally:
+        for model in (agent_model, user_model):
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
         grade = grade_run(domain, task, session.env, session.events, termination)
         async for _ in session.end(termination, reward=grade.reward, termination=termination, grade=grade.to_json()):
             pass
