@@ -408,6 +408,16 @@ def report(
     report_command(folder, tasks, json_out, echo=typer.echo)
 
 
+@app.command()
+def browse(
+    folder: Path = typer.Argument(..., help="An eval output folder (results.jsonl) or an import-tau2 folder."),
+) -> None:
+    """List every run (reward, failure class, gate verdicts), filter and sort; Enter replays one."""
+    from ledger_tui.ui.launch import browse as launch_browse
+
+    launch_browse(folder)
+
+
 def _policy_for(domain: str | None) -> str | None:
     if not domain:
         return None

@@ -21,6 +21,8 @@ from ledger_tui.engine.models import Model, ModelTurn
 from ledger_tui.engine.session import Session
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
+from ledger_tui.ui.run_index import load_runs
+from ledger_tui.ui.screens.browse import BrowseScreen
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.replay import ReplayScreen
 
@@ -105,12 +107,16 @@ def make_app(
     events: list[Event] | None = None,
     step: int | None = None,
     keymap: Mapping[str, str] | None = None,
+    folder: Path | None = None,
 ) -> LedgerWorkbench:
-    """Build the workbench: replay when `trajectory` (or `events`) is given, else live play.
+    """Build the workbench: browse when `folder` is given, replay when `trajectory` (or `events`)
+    is given, else live play.
 
-    Play needs `domain` (or a prepared `session`); `model=None` plays without a model. Replay loads
+    Browse lists the runs of an eval or import-tau2 folder (a `LedgerTuiError` if it has none). Play needs `domain` (or a prepared `session`); `model=None` plays without a model. Replay loads
     the trajectory's domain by name unless `domain` is passed (tests pass the toy domain).
     """
+    if folder is not None:
+        return LedgerWorkbench(BrowseScreen(load_runs(folder)), keymap)
     if trajectory is not None or events is not None:
         warnings: list[str] = []
         if events is None:

@@ -1,8 +1,9 @@
 """Command palette: the rare actions that do not deserve a key.
 
 Open a saved session, jump to a step, filter the gate log by verdict, export the ledger at the
-cursor as JSON. The provider only finds and names commands; the screen does the work through its
-intent methods (`jump_to`, `filter_gate_log`, `export_ledger`).
+cursor as JSON; in the run list, filter runs by failure class, domain or mode and sort them. The
+provider only finds and names commands; the screen does the work through its intent methods
+(`jump_to`, `filter_gate_log`, `export_ledger`, `filter_runs`, `sort_runs`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ledger_tui.engine.events import Verdict
+from ledger_tui.ui.run_index import SORT_HELP, SORTS
 
 SESSION_DIRS = (Path("sessions"), Path("."))
 MAX_FILES = 200
@@ -46,6 +48,19 @@ class WorkbenchCommands(Provider):
             for v in Verdict:
                 out.append((f"Filter gate log: only {v.value}", partial(screen.filter_gate_log, v), f"hide every row that is not {v.value}"))
             out.append(("Filter gate log: show all", partial(screen.filter_gate_log, None), "show every gate decision"))
+        if hasattr(screen, "filter_runs"):
+            index = screen.index
+            out.append(("Runs: failed only", partial(screen.filter_runs, failed_only=True), "hide the runs that passed"))
+            out.append(("Runs: gate flagged only", partial(screen.filter_runs, gate_flagged=True), "only runs with a REVISE or BLOCK verdict"))
+            for cls in index.classes:
+                out.append((f"Runs: failure class {cls}", partial(screen.filter_runs, cls=cls), "only failed runs whose primary class is this"))
+            for domain in index.domains if len(index.domains) > 1 else ():
+                out.append((f"Runs: domain {domain}", partial(screen.filter_runs, domain=domain), "only this domain's runs"))
+            for mode in index.modes if len(index.modes) > 1 else ():
+                out.append((f"Runs: mode {mode}", partial(screen.filter_runs, mode=mode), "only runs in this mode"))
+            out.append(("Runs: clear filters", screen.clear_filters, "show every run"))
+            for key in SORTS:
+                out.append((f"Sort runs by {key}", partial(screen.sort_runs, key), SORT_HELP[key]))
         if hasattr(screen, "export_ledger"):
             out.append(("Export ledger at the cursor as JSON", screen.export_ledger, "write the ledger as of this step to a .json file"))
         if hasattr(screen, "jump_to"):

@@ -1,4 +1,4 @@
-"""Entry points the CLI calls: `play` and `replay`. They build the app with `make_app` and run it."""
+"""Entry points the CLI calls: `play`, `replay` and `browse`. They build the app with `make_app` and run it."""
 
 from __future__ import annotations
 
@@ -20,3 +20,10 @@ def replay(path: Path, step: int | None) -> None:
     from ledger_tui.ui.app import make_app
 
     make_app(trajectory=Path(path), step=step).run()
+
+
+def browse(folder: Path) -> None:
+    """List the runs of an eval or import-tau2 folder; Enter replays one, Escape comes back."""
+    from ledger_tui.ui.app import make_app
+
+    make_app(folder=Path(folder)).run()

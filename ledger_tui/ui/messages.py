@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from ledger_tui.engine.events import Event, GateDecided
+from ledger_tui.ui.run_index import RunRow
 
 
 @dataclass
@@ -44,3 +45,10 @@ class DecisionChosen(Message):
     """The operator picked a gate decision (Enter on a gate log row) to see why."""
 
     decided: GateDecided
+
+
+@dataclass
+class RunChosen(Message):
+    """The operator picked a run in the browse list (Enter) to replay it."""
+
+    row: RunRow

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ledger_tui.ui.console import USAGE
@@ -20,16 +20,39 @@ CONSOLE = [
     ("/help", "this screen"),
 ]
 
+PALETTE_NOTE = "Ctrl+P opens the command palette: open session, jump to step, filter the gate log, export the ledger."
+
+
+def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
+    """The screen's own (remappable) keys as (keys, what, id), one row per binding id.
+
+    Keys bound to one action (→ and l) share a row; the focused widget's built-in keys are left
+    out, they would drown ours.
+    """
+    rows: dict[str, tuple[list[str], str]] = {}
+    for active in screen.active_bindings.values():
+        b = active.binding
+        if not b.id:
+            continue
+        keys, _ = rows.setdefault(b.id, ([], b.tooltip or b.description or b.action))
+        shown = screen.app.get_key_display(b)
+        if shown not in keys:
+            keys.append(shown)
+    out = [(" ".join(keys), what, binding_id) for binding_id, (keys, what) in rows.items()]
+    out.append(("^p", "command palette", ""))
+    return out
+
 
 class HelpScreen(ModalScreen[None]):
     """Lists keys as (key, action, binding id) so remapping is discoverable."""
 
     BINDINGS = [Binding("escape,f1,q", "app.pop_screen", "Close", id="help.close")]
 
-    def __init__(self, keys: list[tuple[str, str, str]], console: bool) -> None:
+    def __init__(self, keys: list[tuple[str, str, str]], console: bool, note: str = PALETTE_NOTE) -> None:
         super().__init__()
         self.keys = keys
         self.console = console
+        self.note = note
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=True, header_style="bold", expand=True)
@@ -50,4 +73,4 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text("\nConsole", style="bold"))
                 yield Static(console)
                 yield Static(Text(f"\nArguments: {USAGE}.", style="dim"))
-            yield Static(Text("\nCtrl+P opens the command palette: open session, jump to step, filter the gate log, export the ledger.", style="dim"))
+            yield Static(Text(f"\n{self.note}", style="dim"))

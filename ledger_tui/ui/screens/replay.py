@@ -30,16 +30,19 @@ class ReplayScreen(WorkbenchScreen):
     """Cursor over a `Timeline`; `cursor` is the index of the last event applied."""
 
     BINDINGS = [
+        Binding("escape", "close", "Close", id="replay.close", priority=True),
         Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True),
         Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True),
         Binding("n", "next_decision", "Next gate", id="replay.next_decision"),
-        Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision"),
+        Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision", show=False),
         Binding("space", "toggle_play", "Play", id="replay.play"),
         Binding("plus,equals_sign", "faster", "Faster", id="replay.faster", show=False),
         Binding("minus", "slower", "Slower", id="replay.slower", show=False),
-        Binding("home", "jump_to(0)", "First", id="replay.first", show=False),
-        Binding("end", "last", "Last", id="replay.last", show=False),
-        Binding("escape", "close", "Close", id="replay.close", show=False),
+        Binding("home", "jump_to(0)", "First", id="replay.first", show=False, priority=True),
+        Binding("end", "last", "Last", id="replay.last", show=False, priority=True),
+        # the pane keys stay (see Help) but leave the footer to the replay keys at 80 columns
+        Binding("ctrl+g", "focus_pane('gate-log')", "Gate log", id="workbench.focus_gate_log", show=False),
+        Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger", show=False),
     ]
 
     cursor: reactive[int] = reactive(-1, init=False)
@@ -186,9 +189,19 @@ class ReplayScreen(WorkbenchScreen):
     def action_slower(self) -> None:
         self._set_speed(-1)
 
+    @property
+    def closable(self) -> bool:
+        """Opened on top of another screen (the run list, or from the palette): Escape goes back."""
+        return len(self.app.screen_stack) > 2
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close":
+            return self.closable
+        return True
+
     def action_close(self) -> None:
-        """Escape closes a replay opened from the palette; the first screen stays."""
-        if len(self.app.screen_stack) > 2:
+        """Escape closes a replay opened from the run list or the palette; the first screen stays."""
+        if self.closable:
             self._stop_playing()
             self.app.pop_screen()
 

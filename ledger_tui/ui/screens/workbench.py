@@ -20,7 +20,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.ui.messages import DecisionChosen
-from ledger_tui.ui.screens.help import HelpScreen
+from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, LedgerTree, StatusBar
 
@@ -90,13 +90,7 @@ class WorkbenchScreen(Screen[None]):
         self.query_one(f"#{pane_id}").focus()
 
     def action_help(self) -> None:
-        keys = []
-        for key, active in self.active_bindings.items():
-            b = active.binding
-            if b.id:  # ours (remappable); the focused widget's own keys would drown them
-                keys.append((self.app.get_key_display(b), b.description or b.action, b.id))
-        keys.append(("^p", "command palette", ""))
-        self.app.push_screen(HelpScreen(keys, console=self.console))
+        self.app.push_screen(HelpScreen(screen_keys(self), console=self.console))
 
     def on_decision_chosen(self, message: DecisionChosen) -> None:
         self.explain(message.decided)

@@ -1,0 +1,183 @@
+"""Browse: the runs of an eval or import-tau2 folder, filtered and sorted, each replayable in place."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.ui.app import make_app
+from ledger_tui.ui.run_index import RunFilter, cycle, load_runs
+from ledger_tui.ui.screens.browse import BrowseScreen
+from ledger_tui.ui.screens.replay import ReplayScreen
+from ledger_tui.ui.widgets import BrowseBar, RunDetail
+from tests.ui.run_folders import eval_folder, imported_folder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> Path:
+    return imported_folder(tmp_path_factory.mktemp("tau2"))
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory) -> Path:
+    return eval_folder(tmp_path_factory.mktemp("eval"))
+
+
+def text_of(widget) -> str:
+    return str(widget.render())
+
+
+def tasks_shown(screen: BrowseScreen) -> list[tuple[str, str]]:
+    return [(r.task_id, r.mode) for r in screen.table.rows_shown]
+
+
+async def test_filter_failed_open_one_step_to_its_first_gate_decision_and_come_back(imported):
+    app = make_app(folder=imported)
+    async with app.run_test(size=(100, 30)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        assert browse.table.row_count == 3
+        await pilot.press("f")
+        assert [t for t, _ in tasks_shown(browse)] == ["cancel_no_longer_needed_gift_card", "refuse_refund_other_card"]
+        assert "showing 2 [failed only]" in text_of(browse.query_one(BrowseBar))
+        await pilot.press("down")
+        chosen = browse.table.selected()
+        assert chosen is not None and chosen.task_id == "refuse_refund_other_card"
+        assert "REVISE 1" in text_of(browse.query_one(RunDetail))
+
+        await pilot.press("enter")
+        await pilot.pause()
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        assert replay.source_path == chosen.trajectory
+        assert replay.domain is not None and replay.domain.name == "retail"
+        await pilot.press("home", "n")
+        first = next(i for i, e in enumerate(replay.events) if isinstance(e, GateDecided))
+        assert replay.cursor == first
+        assert [d.decision.verdict for d in replay.gate_log.decisions] == [Verdict.REVISE]
+        assert "return_delivered_order_items" in replay.gate_log.decisions[0].decision.call.signature()
+
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is browse
+        assert browse.run_filter.failed_only
+        assert browse.table.row_count == 2
+        assert browse.table.selected() == chosen
+        assert browse.table.has_focus
+
+
+async def test_eval_folder_lists_classes_and_verdicts_and_filters_by_class_mode_and_sort(evaluated):
+    app = make_app(folder=evaluated)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browse = app.screen
+        rows = {(r.task_id[:10], r.mode): r for r in browse.table.rows_shown}
+        assert set(rows) == {("airline_01", "full"), ("airline_15", "full"), ("airline_15", "baseline")}
+        assert rows[("airline_15", "full")].passed and rows[("airline_15", "full")].block == 1
+        unguarded = rows[("airline_15", "baseline")]
+        assert not unguarded.passed and unguarded.primary == "extra or unauthorized write"
+        assert (unguarded.allow, unguarded.revise, unguarded.block) == (0, 0, 0)
+        # the wide layout has room for the termination column
+        assert "end" in [str(c.label) for c in browse.table.columns.values()]
+
+        await pilot.press("c")  # the only failure class present
+        assert tasks_shown(browse) == [("airline_15_refuse_cancel_uninsured_economy", "baseline")]
+        assert "class: extra or unauthorized write" in text_of(browse.query_one(BrowseBar))
+        await pilot.press("c")  # back to all
+        await pilot.press("m")  # modes cycle in ablation order: baseline first
+        assert {m for _, m in tasks_shown(browse)} == {"baseline"}
+        await pilot.press("m", "x")
+        assert browse.table.row_count == 3 and not browse.run_filter.active
+
+        await pilot.press("s")  # by reward: the failed run first
+        assert browse.run_filter.sort == "reward"
+        assert tasks_shown(browse)[0] == ("airline_15_refuse_cancel_uninsured_economy", "baseline")
+        await pilot.press("s", "s")  # by gate verdicts: the BLOCK first
+        assert browse.run_filter.sort == "gate"
+        assert tasks_shown(browse)[0] == ("airline_15_refuse_cancel_uninsured_economy", "full")
+
+        await pilot.press("enter")
+        await pilot.pause()
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        assert replay.events[0].mode == "full" and replay.domain is not None and replay.domain.name == "airline"
+
+
+async def test_the_palette_filters_by_failure_class(imported):
+    app = make_app(folder=imported)
+    async with app.run_test(size=(100, 30)) as pilot:
+        browse = app.screen
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"class extra")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is browse
+        assert browse.run_filter.cls == "extra or unauthorized write"
+        assert tasks_shown(browse) == [("cancel_no_longer_needed_gift_card", "imported")]
+
+
+async def test_a_damaged_trajectory_is_a_notification_and_the_list_stays(imported, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(imported, folder)
+    index = load_runs(folder)
+    broken = next(r for r in index.rows if r.task_id == "cancel_ordered_by_mistake")
+    lines = broken.trajectory.read_text().splitlines()
+    lines[3] = '{"seq": 3, "type": "user_message", "tex'  # damaged in the middle: unreadable
+    app = make_app(folder=folder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        browse = app.screen
+        broken.trajectory.write_text("\n".join(lines) + "\n")
+        browse.table.move_cursor(row=[r.key for r in browse.table.rows_shown].index(broken.key))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is browse
+        assert any("damaged" in str(n.message) for n in app._notifications)
+        # cut short at the end (an interrupted write): it opens, with a warning
+        broken.trajectory.write_text("\n".join(lines[:3] + lines[4:-1]) + "\n" + lines[-1][:20] + "\n")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        assert any("incomplete or corrupt" in str(n.message) for n in app._notifications)
+
+
+def test_filter_is_pure_and_classes_cycle_back_to_all(imported):
+    index = load_runs(imported)
+    assert index.source == "trajectories" and index.modes == ["imported"] and not index.warnings
+    failed = RunFilter(failed_only=True).apply(index.rows)
+    assert {r.task_id for r in failed} == {"cancel_no_longer_needed_gift_card", "refuse_refund_other_card"}
+    assert all(r.gate_flagged for r in failed)  # the gate would have flagged both failures
+    assert [r.task_id for r in RunFilter(sort="reward").apply(index.rows)][-1] == "cancel_ordered_by_mistake"
+    assert cycle(None, ["a", "b"]) == "a" and cycle("a", ["a", "b"]) == "b" and cycle("b", ["a", "b"]) is None
+
+
+def test_unusable_folders_are_one_sentence_errors(tmp_path):
+    with pytest.raises(LedgerTuiError, match="does not exist; pass the --out folder"):
+        load_runs(tmp_path / "missing")
+    with pytest.raises(LedgerTuiError, match="holds neither results.jsonl nor trajectories"):
+        make_app(folder=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-m", "ledger_tui", "browse", str(tmp_path / "missing")],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing'} does not exist; pass the --out folder of `ledger-tui eval` or `ledger-tui import-tau2`."]
+
+
+def test_run_list_of_an_imported_tau2_file(snap_compare, imported):
+    """What an operator sees on a τ²-bench results file: failed runs first, and what the gate says."""
+    app = make_app(folder=imported)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("f")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 24), run_before=run_before)
