@@ -32,8 +32,8 @@ class GateLog(DataTable[Text]):
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
         self.add_column("verdict", key="verdict", width=7)
-        self.add_column("call", key="call")
-        self.add_column("reason", key="reason")
+        self.add_column("tool", key="call")
+        self.add_column("failed checks and reason", key="reason")
 
     # ------------------------------------------------------------------ intent methods
     @property
@@ -109,8 +109,8 @@ class GateLog(DataTable[Text]):
         self.add_row(
             Text(str(decided.seq), style=style),
             Text(d.verdict.value, style=style + Style(bold=True)),
-            Text(d.call.signature(), style=style, overflow="ellipsis", no_wrap=True),
-            Text(d.reason, style=style, overflow="ellipsis", no_wrap=True),
+            Text(d.call.name, style=style, overflow="ellipsis", no_wrap=True),
+            Text(_why(d), style=style, overflow="ellipsis", no_wrap=True),
             key=str(decided.seq),
         )
 
@@ -120,3 +120,11 @@ class GateLog(DataTable[Text]):
         if self._verdict_filter is not None:
             title += f"  [only {self._verdict_filter.value}]"
         self.border_title = title
+
+
+def _why(decision) -> str:
+    """What a narrow pane must show first: the failed predicates, then the reason."""
+    failed = [p.name for p in decision.failed()]
+    if not failed:
+        return "all checks passed"
+    return f"{', '.join(failed)}: {decision.reason}"
