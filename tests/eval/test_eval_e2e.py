@@ -108,3 +108,40 @@ async def test_an_interrupted_eval_resumes_without_redoing_finished_trials(toy_d
     # three renew-L1 trials took 7 requests each; one more L1 (7) and four L2 trials (6 each) remain
     assert before == 21
     assert requests_for_rest == 7 + 4 * 6, "finished trials were run again"
+
+
+async def test_timeouts_and_malformed_replies_are_handled(toy_domain, tmp_path):
+    """The first call hangs past the client timeout and is retried; one agent reply carries broken
+    JSON arguments, which the agent sees as a tool error. Every run still completes and is graded."""
+    state = {"hung": False, "broken": False}
+
+    def troubled(request):
+        reply = play_both(request)
+        if not state["hung"]:
+            state["hung"] = True
+            return {"hang": 2.0}
+        if not state["broken"] and reply.get("tool_calls") and "loan L1" in json.dumps(request["messages"]):
+            state["broken"] = True
+            return {"tool_calls": [{"name": "find_member_by_email", "arguments": '{"email": '}]}
+        return reply
+
+    with LoopbackServer(troubled) as server:
+        cfg = config(toy_domain, server, tmp_path, modes=("full",), concurrency=1)
+        cfg.trials = 1
+
+        def model():
+            return RetryingModel(
+                OpenAIModel(model="loopback", base_url=server.base_url, api_key="k", max_retries=0, timeout=0.5),
+                attempts=3, base_delay=0.01,
+            )
+
+        cfg.agent_model = cfg.user_model = model
+        results = await run_eval(cfg)
+    assert state == {"hung": True, "broken": True}
+    by_task = {r.task_id: r for r in results}
+    assert by_task["renew-L2"].reward == 1.0 and by_task["renew-L2"].termination == "user_stop"
+    # the broken call cost the L1 run its identification: the gate stopped the renewal, reward 0
+    l1 = read_trajectory(by_task["renew-L1"].trajectory).events
+    errors = [e for e in l1 if e.type == "tool_result" and "not valid JSON" in e.content]
+    assert len(errors) == 1 and by_task["renew-L1"].termination == "user_stop"
+    assert by_task["renew-L1"].reward == 0.0 and by_task["renew-L1"].revise == 1

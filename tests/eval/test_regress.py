@@ -1,0 +1,54 @@
+"""Policy regression: replay recorded model turns under today's predicates, list changed verdicts."""
+
+import dataclasses
+
+from ledger_tui.engine.events import Verdict
+from ledger_tui.engine.gate import GateContext, predicate
+from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.session import Session
+from ledger_tui.eval.regress import regress, regress_lines
+from tests.engine.helpers import call, drain, turn
+
+
+async def recorded(domain):
+    model = ScriptedModel(
+        [
+            turn(call("find_member_by_email", "a", email="ada@example.org"), call("get_loan_details", "b", loan_id="L2")),
+            turn(text="Renew loan L2 (Emma)?"),
+            turn(call("renew_loan", "c", loan_id="L2")),
+            turn(text="Done."),
+        ]
+    )
+    session = Session(domain, model, "full", timestamps=False)
+    await drain(session.start())
+    await drain(session.user_says("I'm ada@example.org, renew L2"))
+    await drain(session.user_says("Yes please"))
+    await drain(session.end())
+    return session.events
+
+
+def with_limit(domain, limit):
+    @predicate("renewal_limit", clause="renewals", on_fail=Verdict.BLOCK, tools=["renew_loan"])
+    def relaxed(ctx: GateContext):
+        loan = ctx.read(f"loans.{ctx.arguments['loan_id']}")
+        if loan["renewals"] >= limit:
+            return ctx.fail(f"Loan {loan['loan_id']} was already renewed {loan['renewals']} times (limit {limit}).")
+        return None
+
+    predicates = [relaxed if p.name == "renewal_limit" else p for p in domain.predicates]
+    return dataclasses.replace(domain, predicates=predicates, _raw_cache={})
+
+
+async def test_same_policy_changes_nothing(toy_domain, tmp_path):
+    events = await recorded(toy_domain)
+    report = await regress(toy_domain, events)
+    assert report.decisions_before == report.decisions_after == 1
+    assert report.changes == [] and report.diverged is None
+
+
+async def test_a_relaxed_rule_turns_the_block_into_an_allow(toy_domain, tmp_path):
+    events = await recorded(toy_domain)
+    report = await regress(with_limit(toy_domain, 3), events)
+    assert [(c.call, c.before, c.after) for c in report.changes] == [('renew_loan(loan_id="L2")', "BLOCK", "ALLOW")]
+    lines = regress_lines(tmp_path / "t.jsonl", report)
+    assert any("BLOCK -> ALLOW" in line for line in lines)
