@@ -75,3 +75,6 @@ def _agent(messages: list[dict[str, Any]]) -> dict[str, Any]:
             {"name": "get_loan_details", "arguments": json.loads(json.dumps({"loan_id": loan}))},
         ]
     }
+
+def _factory():
+    return play_both
