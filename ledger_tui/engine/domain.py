@@ -204,6 +204,24 @@ class Domain:
                 f"Database file {source} does not match the {self.name} schema ({' '.join(first)}); pass a τ²-bench-format db.json."
             ) from None
 
+    def session_db(self, path: Path | None = None) -> Any:
+        """A private database for one session, cheap to make: copy-on-write over a pristine copy
+        validated once per process (domains with their own loader get `load_db`)."""
+        if self.load_db_hook is not None:
+            return self.load_db_hook(path or self.db_override)
+        from ledger_tui.engine.cow import cow_copy
+
+        source = Path(path or self.db_override or self.db_path)
+        try:
+            key = f"pristine:{source.resolve()}:{source.stat().st_mtime_ns}"
+        except FileNotFoundError:
+            raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
+        entry = self._raw_cache.get(key)
+        if entry is None:
+            entry = self._raw_cache[key] = (self.load_db(source), {})
+        pristine, texts = entry
+        return cow_copy(pristine, texts)
+
     def digests(self, db: Any) -> tuple[str, str | None]:
         """(agent db digest, user db digest or None), computed as τ²-bench does."""
         with _no_gc():

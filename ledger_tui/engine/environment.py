@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from ledger_tui.engine.domain import Domain, Tool
 from ledger_tui.engine.events import ToolCall
+from ledger_tui.engine.cow import reading
 from ledger_tui.engine.serialize import jsonable, tool_text
 
 
@@ -29,7 +30,7 @@ class Environment:
     def __init__(self, domain: Domain, db: Any | None = None, db_path: Path | None = None) -> None:
         self.domain = domain
         pristine = db is None
-        self.db = db if db is not None else domain.load_db(db_path)
+        self.db = db if db is not None else domain.session_db(db_path)
         if domain.sync is not None:
             domain.sync(self.db)
         # Digests of an untouched shipped db are computed once per process (they cost ~0.1 s on
@@ -56,15 +57,24 @@ class Environment:
             self.dirty = True
             self._digests = None
         try:
+            if tool.kind == "read":
+                with reading(self.db):
+                    value = tool.run(self.db, args)
+                    text = tool_text(value)  # serialised before shared records leave the read
+                    value = jsonable(value)
+                return self._finish(text, value, tool)
             value = tool.run(self.db, args)
         except Exception as exc:  # ToolError and anything a tool raises: the model reads it
             return Outcome(f"Error: {exc}", True, tool=tool)
+        return self._finish(tool_text(value), value, tool)
+
+    def _finish(self, text: str, value: Any, tool: Tool) -> Outcome:
         if self.domain.sync is not None:
             try:
                 self.domain.sync(self.db)
             except Exception as exc:
                 return Outcome(f"Error: {exc}", True, tool=tool)
-        return Outcome(tool_text(value), False, value=value, tool=tool)
+        return Outcome(text, False, value=value, tool=tool)
 
     def touched(self) -> None:
         """The db was changed from outside `execute` (task set-up): forget cached digests."""

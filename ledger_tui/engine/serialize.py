@@ -41,6 +41,12 @@ def tool_text(value: Any) -> str:
 
 def jsonable(value: Any) -> Any:
     """A plain-JSON view of a tool return, for the ledger (numbers stay numbers)."""
+    from ledger_tui.engine.cow import CowRecords, is_cow
+
+    if is_cow(value):
+        return {name: jsonable(getattr(value, name)) for name in type(value).model_fields}
+    if isinstance(value, CowRecords):
+        return {k: jsonable(v) for k, v in value.materialize().items()}
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, dict):
@@ -56,8 +62,13 @@ def jsonable(value: Any) -> Any:
 
 def digest(record: BaseModel | dict[str, Any]) -> str:
     """SHA-256 of the canonical dump: every field, keys sorted, `str()` for dates (τ²-bench §1.4)."""
-    data = record.model_dump() if isinstance(record, BaseModel) else record
-    text = json.dumps(data, sort_keys=True, default=str)
+    from ledger_tui.engine.cow import cow_canonical, is_cow
+
+    if is_cow(record):
+        text = cow_canonical(record)  # type: ignore[arg-type]
+    else:
+        data = record.model_dump() if isinstance(record, BaseModel) else record
+        text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

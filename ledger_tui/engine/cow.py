@@ -1,0 +1,174 @@
+"""Copy-on-write databases: every session gets a private database without copying all of it.
+
+A domain's database is validated once per process (the *pristine* copy). A session's database is a
+shallow shell over it: each top-level collection of records (`flights`, `users`, `orders`, …)
+becomes a `CowRecords` mapping that hands out the shared pristine record while a *read* tool runs
+and a private deep copy of a record the first time anything else touches it. Inserting and deleting
+keys only changes the session's own key list.
+
+The digest is spliced from per-record canonical texts: pristine records' texts are computed once
+per process, touched records' texts for each digest. The result is byte-for-byte the text
+`serialize.digest` hashes for an ordinary database, at a fraction of the cost.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from contextlib import contextmanager
+from typing import Any, Iterator, MutableMapping
+
+from pydantic import BaseModel
+
+
+class CowRecords(MutableMapping[str, Any]):
+    __slots__ = ("_base", "_keys", "_own", "_texts", "_reading")
+
+    def __init__(self, base: dict[str, BaseModel], texts: dict[str, str]) -> None:
+        self._base = base
+        self._keys: dict[str, None] = dict.fromkeys(base)
+        self._own: dict[str, Any] = {}
+        self._texts = texts  # shared: canonical text of each pristine record, filled lazily
+        self._reading = False
+
+    def __getitem__(self, key: str) -> Any:
+        own = self._own.get(key)
+        if own is not None:
+            return own
+        if key not in self._keys:
+            raise KeyError(key)
+        record = self._base[key]
+        if self._reading:
+            return record
+        mine = self._own[key] = record.model_copy(deep=True)
+        return mine
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        self._own[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        self._own.pop(key, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __repr__(self) -> str:
+        return f"CowRecords({len(self._keys)} records, {len(self._own)} private)"
+
+    def canonical(self) -> str:
+        """Sorted-key JSON of the whole collection, as `json.dumps(..., sort_keys=True)` writes it."""
+        parts = []
+        for key in sorted(self._keys):
+            own = self._own.get(key)
+            if own is not None:
+                text = canonical(own)
+            else:
+                text = self._texts.get(key)
+                if text is None:
+                    text = self._texts[key] = canonical(self._base[key])
+            parts.append(f"{json.dumps(key)}: {text}")
+        return "{" + ", ".join(parts) + "}"
+
+    def materialize(self) -> dict[str, Any]:
+        return {key: self._own.get(key) or self._base[key] for key in self._keys}
+
+
+def canonical(value: Any) -> str:
+    data = value.model_dump() if isinstance(value, BaseModel) else value
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def record_fields(model: BaseModel) -> list[str]:
+    """Top-level fields holding a dict of records: the collections worth sharing."""
+    out = []
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, dict) and value and all(isinstance(v, BaseModel) for v in value.values()):
+            out.append(name)
+    return out
+
+
+def cow_copy(pristine: BaseModel, texts: dict[str, dict[str, str]]) -> BaseModel:
+    """A session database over `pristine`; `texts` is the shared per-field text cache."""
+    fields: dict[str, Any] = {}
+    shared = set(record_fields(pristine))
+    for name in type(pristine).model_fields:
+        value = getattr(pristine, name)
+        if name in shared:
+            fields[name] = CowRecords(value, texts.setdefault(name, {}))
+        else:
+            fields[name] = copy.deepcopy(value)
+    return _cow_class(type(pristine)).model_construct(**fields)
+
+
+_COW_CLASSES: dict[type, type] = {}
+
+
+def _cow_class(cls: type[BaseModel]) -> type[BaseModel]:
+    """A subclass of the database model whose dumps see through the copy-on-write collections,
+    so code that calls `db.model_dump()` keeps working."""
+    sub = _COW_CLASSES.get(cls)
+    if sub is None:
+
+        def plain(self: BaseModel) -> BaseModel:
+            values = {n: (v.materialize() if isinstance(v, CowRecords) else v) for n, v in self.__dict__.items()}
+            return cls.model_construct(**values)
+
+        def model_dump(self: BaseModel, **kwargs: Any) -> Any:
+            return plain(self).model_dump(**kwargs)
+
+        def model_dump_json(self: BaseModel, **kwargs: Any) -> str:
+            return plain(self).model_dump_json(**kwargs)
+
+        sub = type(cls.__name__, (cls,), {"model_dump": model_dump, "model_dump_json": model_dump_json, "__module__": cls.__module__})
+        _COW_CLASSES[cls] = sub
+    return sub
+
+
+def is_cow(model: Any) -> bool:
+    return isinstance(model, BaseModel) and any(isinstance(v, CowRecords) for v in model.__dict__.values())
+
+
+def cow_canonical(model: BaseModel) -> str:
+    """The canonical JSON text of a copy-on-write database (same bytes as for a plain one)."""
+    parts = []
+    for name in sorted(type(model).model_fields):
+        value = getattr(model, name)
+        if isinstance(value, CowRecords):
+            text = value.canonical()
+        else:
+            text = json.dumps(_dump_value(model, name), sort_keys=True, default=str)
+        parts.append(f"{json.dumps(name)}: {text}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _dump_value(model: BaseModel, name: str) -> Any:
+    value = getattr(model, name)
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [v.model_dump() if isinstance(v, BaseModel) else v for v in value]
+    return value
+
+
+@contextmanager
+def reading(model: Any) -> Iterator[None]:
+    """While a read tool runs, hand out shared pristine records instead of private copies."""
+    collections = [v for v in getattr(model, "__dict__", {}).values() if isinstance(v, CowRecords)]
+    for c in collections:
+        c._reading = True
+    try:
+        yield
+    finally:
+        for c in collections:
+            c._reading = False
