@@ -21,6 +21,9 @@ from typing import Any, Iterator, MutableMapping
 from pydantic import BaseModel
 
 
+_SORTED = "\x00sorted keys"  # a key no record can have: where the shared cache keeps the key order
+
+
 class CowRecords(MutableMapping[str, Any]):
     __slots__ = ("_base", "_keys", "_own", "_texts", "_reading")
 
@@ -64,17 +67,28 @@ class CowRecords(MutableMapping[str, Any]):
         return f"CowRecords({len(self._keys)} records, {len(self._own)} private)"
 
     def canonical(self) -> str:
-        """Sorted-key JSON of the whole collection, as `json.dumps(..., sort_keys=True)` writes it."""
+        """Sorted-key JSON of the whole collection, as `json.dumps(..., sort_keys=True)` writes it.
+
+        Fragments (`"key": {…}`) of pristine records are cached in the shared `texts`, so a session
+        that touched a few records pays only for those few plus one join."""
+        texts = self._texts
+        if len(self._keys) == len(self._base) and all(k in self._base for k in self._own):
+            keys = texts.get(_SORTED)
+            if keys is None:
+                keys = texts[_SORTED] = sorted(self._base)  # type: ignore[assignment]
+        else:
+            keys = sorted(self._keys)  # type: ignore[assignment]
         parts = []
-        for key in sorted(self._keys):
-            own = self._own.get(key)
-            if own is not None:
-                text = canonical(own)
-            else:
-                text = self._texts.get(key)
-                if text is None:
-                    text = self._texts[key] = canonical(self._base[key])
-            parts.append(f"{json.dumps(key)}: {text}")
+        own = self._own
+        for key in keys:  # type: ignore[union-attr]
+            mine = own.get(key)
+            if mine is not None:
+                parts.append(f"{json.dumps(key)}: {canonical(mine)}")
+                continue
+            fragment = texts.get(key)
+            if fragment is None:
+                fragment = texts[key] = f"{json.dumps(key)}: {canonical(self._base[key])}"
+            parts.append(fragment)
         return "{" + ", ".join(parts) + "}"
 
     def materialize(self) -> dict[str, Any]:
