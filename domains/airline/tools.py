@@ -9,8 +9,6 @@ counts and the cabin of an update are stored exactly as the caller sent them.
 
 from __future__ import annotations
 
-import ast
-import operator
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, WithJsonSchema
@@ -34,6 +32,7 @@ from domains.airline.schema import (
     User,
 )
 from ledger_tui.engine.domain import Tool, ToolError
+from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
 NOW = "2024-05-15T15:00:00"
 NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
@@ -120,14 +119,6 @@ class PassengersArgs(Args):
 class CertificateArgs(Args):
     user_id: str
     amount: RawInt
-
-
-class CalculateArgs(Args):
-    expression: str
-
-
-class TransferArgs(Args):
-    summary: str
 
 
 # ---------------------------------------------------------------------------- lookups
@@ -407,49 +398,6 @@ def send_certificate(db: FlightDB, args: CertificateArgs) -> str:
 
 # ---------------------------------------------------------------------------- generic
 
-_OPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _arith(node: ast.AST) -> float | int:
-    if isinstance(node, ast.Expression):
-        return _arith(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _arith(node.left), _arith(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 1000:
-            raise ToolError("Exponent too large")
-        return _OPS[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_arith(node.operand))
-    raise ToolError("Invalid expression")
-
-
-def calculate(db: FlightDB, args: CalculateArgs) -> str:
-    """Arithmetic on digits, + - * / ( ) . and spaces; the result rounded to 2 decimals, as text."""
-    if not all(ch in "0123456789+-*/(). " for ch in args.expression):
-        raise ToolError("Invalid characters in expression")
-    try:
-        value = _arith(ast.parse(args.expression, mode="eval"))
-        return str(round(float(value), 2))
-    except ToolError:
-        raise
-    except (SyntaxError, ZeroDivisionError, OverflowError, TypeError, ValueError) as exc:
-        raise ToolError(str(exc)) from None
-
-
-def transfer_to_human_agents(db: FlightDB, args: TransferArgs) -> str:
-    return "Transfer successful"
-
-
 # ---------------------------------------------------------------------------- the table
 
 TOOLS: list[Tool] = [
@@ -460,11 +408,7 @@ TOOLS: list[Tool] = [
         "checked bags (total and how many are paid) and whether travel insurance is included.",
         touches=paths.booking_touches,
     ),
-    Tool(
-        "calculate", "generic", CalculateArgs, calculate,
-        "Evaluate an arithmetic expression (digits, + - * /, parentheses, decimal point) and return "
-        "the result rounded to two decimals.",
-    ),
+    calculate_tool(),
     Tool(
         "cancel_reservation", "write", ReservationIdArgs, cancel_reservation,
         "Cancel a whole reservation by its id; every payment on it is refunded to its original method.",
@@ -506,8 +450,7 @@ TOOLS: list[Tool] = [
         "compensation.",
         touches=("users.{user_id}",),
     ),
-    Tool(
-        "transfer_to_human_agents", "generic", TransferArgs, transfer_to_human_agents,
+    transfer_tool(
         "Hand the conversation to a human agent with a short summary of the customer's issue. Use it "
         "only when the customer asks for a human or the request cannot be handled with these tools "
         "under the policy.",

@@ -14,15 +14,14 @@ reasons stated by the customer, ownership) is the policy gate's job, in `predica
 
 from __future__ import annotations
 
-import ast
 import json
-import operator
 from collections import Counter
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
 from ledger_tui.engine.domain import Tool, ToolError
+from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
 from . import paths
 from .schema import CANCEL_REASONS, GiftCard, Order, OrderPayment, RetailDB, User, UserAddress, Variant
@@ -101,14 +100,6 @@ class ReturnArgs(Args):
     order_id: str
     item_ids: list[str]
     payment_method_id: str
-
-
-class CalculateArgs(Args):
-    expression: str
-
-
-class TransferArgs(Args):
-    summary: str
 
 
 # ---------------------------------------------------------------- shared lookups
@@ -358,51 +349,6 @@ def return_delivered_order_items(db: RetailDB, args: ReturnArgs) -> Order:
     return order
 
 
-# ---------------------------------------------------------------- generic
-_ALLOWED = set("0123456789+-*/(). ")
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _arith(node: ast.AST) -> float:
-    if isinstance(node, ast.Expression):
-        return _arith(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _arith(node.left), _arith(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 1000:
-            raise ToolError("exponent too large")
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_arith(node.operand))
-    raise ToolError("invalid expression")
-
-
-def calculate(db: RetailDB, args: CalculateArgs) -> str:
-    """Plain arithmetic, rounded to cents, returned as Python float text (`2+2` → `4.0`)."""
-    if not set(args.expression) <= _ALLOWED:
-        raise ToolError("invalid characters in expression")
-    try:
-        value = _arith(ast.parse(args.expression, mode="eval"))
-        return str(round(float(value), 2))
-    except ToolError:
-        raise
-    except (SyntaxError, ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
-        raise ToolError(f"cannot evaluate expression ({type(exc).__name__})") from None
-
-
-def transfer_to_human_agents(db: RetailDB, args: TransferArgs) -> str:
-    return "Transfer successful"
-
-
 # ---------------------------------------------------------------- the table
 TOOLS: list[Tool] = [
     Tool(
@@ -483,13 +429,8 @@ TOOLS: list[Tool] = [
         "Change the default address in a customer's profile (existing orders keep theirs).",
         touches=("users.{user_id}",),
     ),
-    Tool(
-        "calculate", "generic", CalculateArgs, calculate,
-        "Evaluate an arithmetic expression (digits, + - * / ( ) . and spaces); the result is "
-        "rounded to two decimals.",
-    ),
-    Tool(
-        "transfer_to_human_agents", "generic", TransferArgs, transfer_to_human_agents,
+    calculate_tool(),
+    transfer_tool(
         "Hand the conversation to a human agent, with a summary of the customer's issue. Use only "
         "when the request is outside what the policy lets you do.",
     ),

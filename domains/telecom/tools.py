@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
+from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError
 
 from . import paths
@@ -180,10 +181,6 @@ class RefuelArgs(Args):
     gb_amount: GbAmount
 
 
-class SummaryArgs(Args):
-    summary: str
-
-
 def get_customer_by_phone(state: TelecomState, args: PhoneArgs) -> Customer:
     customer = customer_by_phone(state.agent_db, args.phone_number)
     if customer is None:
@@ -299,10 +296,6 @@ def refuel_data(state: TelecomState, args: RefuelArgs) -> dict[str, Any]:
     }
 
 
-def transfer_to_human_agents(state: TelecomState, args: SummaryArgs) -> str:
-    return "Transfer successful"
-
-
 # ----------------------------------------------------------------------------- the table
 
 
@@ -372,8 +365,7 @@ TOOLS: list[Tool] = [
         "is charged on the customer's draft bill.",
         touches=paths.refuel_touches,
     ),
-    Tool(
-        "transfer_to_human_agents", "generic", SummaryArgs, transfer_to_human_agents,
-        "Hand the conversation to a human agent, with a short summary of the issue and what was tried.",
+    transfer_tool(
+        "Hand the conversation to a human agent, with a short summary of the issue and what was tried."
     ),
 ]

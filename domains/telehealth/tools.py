@@ -29,6 +29,7 @@ from domains.telehealth.schema import (
     TelemetryUpload,
 )
 from domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
+from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError
 
 NOTE_AUTHOR = "virtual assistant"
@@ -126,10 +127,6 @@ class SupplierChangeArgs(Args):
 class NoteArgs(Args):
     record_id: str
     note: str
-
-
-class TransferArgs(Args):
-    summary: str
 
 
 # --------------------------------------------------------------------------- lookups
@@ -357,10 +354,6 @@ def update_medical_record_note(db: TelehealthDB, args: NoteArgs) -> MedicalRecor
     return record
 
 
-def transfer_to_human_agents(db: TelehealthDB, args: TransferArgs) -> str:
-    return "Transfer successful"
-
-
 # --------------------------------------------------------------------------- the table
 
 
@@ -492,8 +485,5 @@ TOOLS: list[Tool] = [
         "Append a note to a medical record. Notes only: diagnoses and prescriptions cannot be changed.",
         paths.record_touches,
     ),
-    Tool(
-        name="transfer_to_human_agents", kind="generic", args=TransferArgs, run=transfer_to_human_agents,
-        description="Hand the conversation to a human agent, with a short summary of the patient's issue.",
-    ),
+    transfer_tool("Hand the conversation to a human agent, with a short summary of the patient's issue."),
 ]
