@@ -71,7 +71,7 @@ def _flown_segments(ctx: GateContext, segments: Iterable[dict[str, Any]]) -> lis
 
 def _any_observed(ctx: GateContext, path: str) -> Any:
     """An observed value even if stale (for facts a write cannot change, or history), as evidence."""
-    ev = ctx._record(path)
+    ev = ctx.recall(path)
     return ev.value if ev.present and ev.origin == "observed" else None
 
 
@@ -661,7 +661,7 @@ def certificate_amount(ctx: GateContext) -> Failure | None:
         if kind == "cancelled":
             allowed.add(100 * n)
             continue
-        ev = ctx._record(reservation_path(res["reservation_id"]))
+        ev = ctx.recall(reservation_path(res["reservation_id"]))
         done = ev.stale or res.get("status") == "cancelled" or seg not in _keys(res["flights"])
         (allowed if done else pending).add(50 * n)
     if amount in allowed:

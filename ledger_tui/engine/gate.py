@@ -101,6 +101,11 @@ class GateContext:
             raise MissingEvidence(path, stale=ev.stale)
         return ev.value
 
+    def recall(self, path: str) -> EvidenceRead:
+        """What the ledger holds at `path`, stale or not, recorded as evidence. For rules about
+        history (e.g. a flight that *was* delayed) where a stale value is still the right fact."""
+        return self._record(path)
+
     def peek(self, path: str, default: Any = None) -> Any:
         """An observed value if present and fresh, else `default` (no REVISE)."""
         ev = self._record(path)
