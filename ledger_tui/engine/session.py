@@ -256,6 +256,14 @@ class Session:
             out.append(message)
         return out
 
+    async def agent_says(self, text: str) -> AsyncIterator[Event]:
+        """The operator, acting as the agent, says `text` to the customer (no model involved).
+
+        Recorded as an assistant message, so it counts as "the agent listed the details" for the
+        confirmation rule, exactly like a model's text."""
+        yield self.emit(AssistantMessage(text=text))
+        self.transcript.append({"role": "assistant", "content": text})
+
     async def greet(self, text: str = "Hi! How can I help you today?") -> AsyncIterator[Event]:
         """The fixed greeting a run opens with (no model produced it), as in τ²-bench."""
         yield self.emit(AssistantMessage(text=text))
