@@ -17,6 +17,7 @@ from typing import Optional
 import typer
 
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
+from ledger_tui.explain import plural
 
 app = typer.Typer(
     add_completion=False,
@@ -48,8 +49,8 @@ def _summary(session, out: Path | None) -> list[str]:
     lines = [
         f"session   {out if out else '(not saved)'}",
         f"domain    {session.domain.name}   mode {session.mode}   model {session.model.name}",
-        f"turns     {customer_turns} customer messages, {t.model_calls} model calls",
-        f"calls     {t.reads} reads, {t.writes} writes",
+        f"turns     {plural(customer_turns, 'customer message')}, {plural(t.model_calls, 'model call')}",
+        f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}",
         f"gate      ALLOW {t.allow}   REVISE {t.revise}   BLOCK {t.block}",
         f"tokens    {t.prompt_tokens} prompt, {t.completion_tokens} completion",
         f"db        {digest}",
@@ -78,9 +79,14 @@ def domains() -> None:
         other = len(d.tools) - reads - writes
         extra = f", {len(d.user_tools)} customer-side" if d.user_tools else ""
         typer.echo(
-            f"{name:<11} {d.title}: {reads} reads, {writes} writes, {other} generic{extra}; "
-            f"{len(d.predicates)} predicates; clock {d.clock}"
+            f"{name:<11} {d.title}: {plural(reads, 'read')}, {plural(writes, 'write')}, {other} generic{extra}; "
+            f"{plural(len(d.predicates), 'predicate')} ({len({p.name for p in d.predicates})} distinct); clock {d.clock}"
         )
+        from ledger_tui.engine.tasks import load_tasks
+
+        tasks = load_tasks(d.tasks_path) if d.tasks_path.exists() else []
+        refusals = sum(t.is_refusal for t in tasks)
+        typer.echo(f"            {plural(len(tasks), 'task')} ({refusals} refusals); folder {d.folder}")
         typer.echo("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
 
 
@@ -180,7 +186,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
     t = fold(report.events).totals
     typer.echo(f"session   {out}")
     typer.echo(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
-    typer.echo(f"calls     {t.reads} reads, {t.writes} writes; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
+    typer.echo(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
     typer.echo(f"db        {report.final_digest}")
     typer.echo(f"gold db   {report.gold_digest}")
     typer.echo(f"result    {'PASS' if report.passed else 'FAIL'}")
@@ -315,7 +321,17 @@ def eval_command(
         compact=compact, max_turns=max_turns,
     )
     total = len(chosen) * trials * len(mode)
+    from ledger_tui.eval.runner import load_results
+
+    before = {r.key() for r in load_results(out) if not r.infrastructure_error}
     results = asyncio.run(_eval_with_progress(config, total))
+    fresh = [r for r in results if r.key() not in before]
+    failed = [r for r in fresh if r.error]
+    if fresh and len(failed) == len(fresh):
+        raise LedgerTuiError(
+            f"Every run stopped on a model failure ({failed[0].error.rstrip('.')}); "
+            f"nothing was graded. Fix the endpoint or model and run the same command again to resume."
+        )
     summaries = summarize(results)
     for line in table(summaries):
         typer.echo(line)
@@ -326,6 +342,12 @@ def eval_command(
         json.dumps([s.__dict__ for s in summaries], indent=2, default=str) + "\n", encoding="utf-8"
     )
     typer.echo(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
+    if failed:
+        typer.echo(
+            f"warning: {len(failed)} of {len(fresh)} runs stopped on a model failure (first: {failed[0].error}); "
+            "infrastructure errors are left out of pass^k and run again when you resume.",
+            err=True,
+        )
 
 
 async def _eval_with_progress(config, total: int):
@@ -391,7 +413,7 @@ def regress(
         changed += len(report.changes)
         for line in regress_lines(path, report):
             typer.echo(line)
-    typer.echo(f"{changed} verdict(s) changed in {len(trajectories)} trajectory file(s)")
+    typer.echo(f"{plural(changed, 'verdict')} changed in {plural(len(trajectories), 'trajectory file')}")
     if changed:
         raise typer.Exit(1)
 

@@ -13,6 +13,11 @@ from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import Event, GateDecided, Verdict
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 write`, `2 writes`."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def short(value: Any, limit: int = 160) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"

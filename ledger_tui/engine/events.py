@@ -125,6 +125,8 @@ class AssistantMessage(_Event):
     type: Literal["assistant_message"] = "assistant_message"
     text: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    # who produced it: the model, the operator acting as the agent, or a fixed greeting
+    author: Literal["model", "operator", "fixed"] = "model"
 
 
 class ToolCallProposed(_Event):

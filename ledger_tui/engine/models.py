@@ -111,16 +111,22 @@ class FunctionModel:
 class ReplayModel:
     """Re-emits the assistant turns of a recorded trajectory, in order."""
 
+    EXHAUSTED = "The recording has no model turn left here: the replay took another path than the recorded run."
+
     def __init__(self, events: Iterable[Event], name: str = "replay") -> None:
         turns = [
             ModelTurn(e.text, tuple(e.tool_calls))
             for e in events
-            if isinstance(e, AssistantMessage) and all(c.requestor == "assistant" for c in e.tool_calls)
+            if isinstance(e, AssistantMessage)
+            and e.author == "model"
+            and all(c.requestor == "assistant" for c in e.tool_calls)
         ]
         self.inner = ScriptedModel(turns, name=name)
         self.name = name
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        if not self.inner.queue:
+            raise ScriptExhaustedError(self.EXHAUSTED)
         return await self.inner.complete(messages, tools)
 
 

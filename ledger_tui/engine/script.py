@@ -88,13 +88,25 @@ def load_script(path: Path | str) -> Script:
         ) from None
     if not isinstance(data, dict) or "turns" not in data or "domain" not in data:
         raise ScriptError(f"Script {path.name} needs an object with \"domain\" and \"turns\"; see the README's script format.")
+    kinds: dict[str, type[BaseModel]] = {
+        "customer": CustomerItem, "agent": AgentItem, "customer_action": CustomerActionItem, "operator": OperatorItem,
+    }
     for i, item in enumerate(data.get("turns") or []):
         keys = set(item) if isinstance(item, dict) else set()
-        if len(keys) != 1 or not keys <= {"customer", "agent", "customer_action", "operator"}:
+        if len(keys) != 1 or not keys <= set(kinds):
             raise ScriptError(
                 f"Turn {i + 1} of {path.name} must have exactly one of \"customer\", \"agent\", "
                 f"\"customer_action\" or \"operator\" (it has {sorted(keys) or 'none'})."
             )
+        (key,) = keys
+        try:
+            kinds[key].model_validate(item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"])
+            raise ScriptError(
+                f"Turn {i + 1} of {path.name} ({key}) is malformed at {where}: {err['msg']}; see the README's script format."
+            ) from None
     try:
         return Script.model_validate(data)
     except ValidationError as exc:

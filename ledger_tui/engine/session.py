@@ -181,7 +181,7 @@ class Session:
     async def operator_call(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The operator acts as the agent: the call goes through the same gate and environment."""
         call = ToolCall(id=self._new_call_id("op"), name=name, arguments=arguments or {}, requestor="operator")
-        yield self.emit(AssistantMessage(text="", tool_calls=[call]))
+        yield self.emit(AssistantMessage(text="", tool_calls=[call], author="operator"))
         self.transcript.append(assistant_message("", [call]))
         async for e in self._handle_call(call, malformed=None):
             yield e
@@ -261,12 +261,12 @@ class Session:
 
         Recorded as an assistant message, so it counts as "the agent listed the details" for the
         confirmation rule, exactly like a model's text."""
-        yield self.emit(AssistantMessage(text=text))
+        yield self.emit(AssistantMessage(text=text, author="operator"))
         self.transcript.append({"role": "assistant", "content": text})
 
     async def greet(self, text: str = "Hi! How can I help you today?") -> AsyncIterator[Event]:
         """The fixed greeting a run opens with (no model produced it), as in τ²-bench."""
-        yield self.emit(AssistantMessage(text=text))
+        yield self.emit(AssistantMessage(text=text, author="fixed"))
         self.transcript.append({"role": "assistant", "content": text})
 
     def _normalise(self, call: ToolCall) -> ToolCall:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import Event, GateDecided, Notice, ToolCallProposed, UserMessage
+from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, ToolCallProposed, UserMessage
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ReplayModel
 from ledger_tui.engine.session import MODES, Session
@@ -51,13 +51,17 @@ async def regress(domain: Domain, events: list[Event], mode: str = "full", out: 
     async for _ in session.start():
         pass
     diverged = None
-    for event in events:
+    for i, event in enumerate(events):
         if isinstance(event, UserMessage):
-            stream = session.user_says(event.text)
+            stream = session.user_says(event.text, respond=_model_answered(events, i))
         elif isinstance(event, ToolCallProposed) and event.call.requestor == "user":
             stream = session.customer_action(event.call.name, event.call.arguments)
         elif isinstance(event, ToolCallProposed) and event.call.requestor == "operator":
             stream = session.operator_call(event.call.name, event.call.arguments)
+        elif isinstance(event, AssistantMessage) and event.author == "operator" and not event.tool_calls:
+            stream = session.agent_says(event.text)
+        elif isinstance(event, AssistantMessage) and event.author == "fixed":
+            stream = session.greet(event.text)
         else:
             continue
         async for e in stream:
@@ -83,8 +87,23 @@ async def regress(domain: Domain, events: list[Event], mode: str = "full", out: 
     return report
 
 
+def _model_answered(events: list[Event], index: int) -> bool:
+    """Did a model turn follow this customer message in the recording (not just operator calls)?"""
+    for event in events[index + 1 :]:
+        if isinstance(event, UserMessage):
+            return False
+        if isinstance(event, AssistantMessage) and event.author == "model":
+            return True
+    return False
+
+
 def regress_lines(path: Path, report: RegressReport) -> list[str]:
-    lines = [f"{path.name}: {report.decisions_before} gate decisions recorded, {report.decisions_after} under today's policy"]
+    from ledger_tui.explain import plural
+
+    lines = [
+        f"{path.name}: {plural(report.decisions_before, 'gate decision')} recorded, "
+        f"{report.decisions_after} under today's policy"
+    ]
     if not report.changes:
         lines.append("  no verdict changed")
     for c in report.changes:

@@ -69,6 +69,7 @@ class TrialResult:
     block: int = 0
     revise_exhausted: int = 0
     seconds: float = 0.0
+    error: str | None = None  # why the run stopped early (model or simulator failure), one sentence
 
     @property
     def infrastructure_error(self) -> bool:
@@ -116,6 +117,7 @@ async def run_llm_trial(
     )
     sim = UserSimulator(user, task, domain)
     termination = "max_steps"
+    error: str | None = None
     async for _ in session.start():
         pass
     async for _ in session.greet(GREETING):
@@ -127,7 +129,8 @@ async def run_llm_trial(
                 turn = await sim.next()
             except ModelError as exc:
                 termination = "infrastructure_error" if isinstance(exc, TransientModelError) else "user_error"
-                async for _ in _notice(session, f"customer simulator: {exc}"):
+                error = f"customer simulator: {exc}"
+                async for _ in _notice(session, error):
                     pass
                 break
             for call in turn.tool_calls:
@@ -154,6 +157,7 @@ async def run_llm_trial(
                 termination = (
                     "infrastructure_error" if isinstance(agent.last_error, TransientModelError) else "agent_error"
                 )
+                error = f"agent: {agent.last_error}"
                 break
             reply = _agent_text_since(session.events, mark)
             if "###STOP###" in reply:
@@ -179,6 +183,7 @@ async def run_llm_trial(
         trajectory=str(out),
         grade=grade.to_json(),
         seconds=round(time.perf_counter() - started, 3),
+        error=error,
     )
     return _stats(result, session.events)
 
@@ -228,7 +233,9 @@ def load_results(out: Path) -> list[TrialResult]:
     results = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            results.append(TrialResult(**json.loads(line)))
+            data = json.loads(line)
+            known = set(TrialResult.__dataclass_fields__)
+            results.append(TrialResult(**{k: v for k, v in data.items() if k in known}))
         except (ValueError, TypeError):
             continue  # a line cut short by an interruption: that trial is simply run again
     return results

@@ -282,6 +282,8 @@ def _worst(verdicts: Iterable[Verdict]) -> str:
 
 def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
     folder = Path(folder)
+    if not folder.is_dir():
+        raise Tau2Error(f"{folder} does not exist or is not a folder; pass the folder given to import-tau2 --out or eval --out.")
     files = sorted(folder.rglob("*.jsonl"))
     if not files:
         raise Tau2Error(f"{folder} holds no trajectories (*.jsonl); run `ledger-tui import-tau2` or `ledger-tui eval` first.")
@@ -317,21 +319,23 @@ def _natural(text: str) -> tuple:
 
 
 def audit_lines(rows: list[AuditRow]) -> list[str]:
-    lines = [f"{'task':<14}{'runs':>5}{'pass':>5}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}  runs by reward / worst verdict"]
-    lines.append("-" * 80)
+    w = max([len("overall")] + [len(r.task_id) for r in rows])
+    w = min(w, 48)
+    lines = [f"{'task':<{w}}{'runs':>5}{'pass':>5}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}  runs by reward / worst verdict"]
+    lines.append("-" * (w + 60))
     total = AuditRow("overall")
     for r in rows:
         crossed = ", ".join(f"{k}: {v}" for k, v in sorted(r.crossed.items()))
-        lines.append(f"{r.task_id[:14]:<14}{r.runs:>5}{r.passed:>5}{r.writes['ALLOW']:>7}{r.writes['REVISE']:>7}{r.writes['BLOCK']:>7}  {crossed}")
+        lines.append(f"{r.task_id[:w]:<{w}}{r.runs:>5}{r.passed:>5}{r.writes['ALLOW']:>7}{r.writes['REVISE']:>7}{r.writes['BLOCK']:>7}  {crossed}")
         total.runs += r.runs
         total.passed += r.passed
         for k, v in r.writes.items():
             total.writes[k] += v
         for k, v in r.crossed.items():
             total.crossed[k] += v
-    lines.append("-" * 80)
+    lines.append("-" * (w + 60))
     lines.append(
-        f"{'overall':<14}{total.runs:>5}{total.passed:>5}{total.writes['ALLOW']:>7}{total.writes['REVISE']:>7}{total.writes['BLOCK']:>7}"
+        f"{'overall':<{w}}{total.runs:>5}{total.passed:>5}{total.writes['ALLOW']:>7}{total.writes['REVISE']:>7}{total.writes['BLOCK']:>7}"
     )
     for k, v in sorted(total.crossed.items()):
         lines.append(f"    {k:<32} {v:>5} runs")

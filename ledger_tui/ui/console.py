@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-CommandKind = Literal["say", "call", "me", "help", "end"]
+CommandKind = Literal["customer", "agent", "call", "me", "help", "end"]
 
 
 class ConsoleError(ValueError):
@@ -19,7 +19,7 @@ class ConsoleError(ValueError):
 
 @dataclass(frozen=True)
 class Command:
-    """One console line, parsed: the customer speaks, the operator calls a tool, …"""
+    """One console line, parsed: the customer speaks, the operator speaks or calls a tool as the agent, …"""
 
     kind: CommandKind
     text: str = ""
@@ -71,11 +71,15 @@ def parse_line(line: str) -> Command:
     """Turn one typed line into a Command; plain text is the customer speaking."""
     stripped = line.strip()
     if not stripped.startswith("/"):
-        return Command("say", text=stripped)
+        return Command("customer", text=stripped)
     head, _, rest = stripped.partition(" ")
     verb = head[1:].lower()
     if verb in ("help", "?"):
         return Command("help")
+    if verb == "say":
+        if not rest.strip():
+            raise ConsoleError("/say needs the words the agent says; write /say TEXT.")
+        return Command("agent", text=rest.strip())
     if verb == "end":
         return Command("end", text=rest.strip() or "ended by the operator")
     if verb in ("call", "me"):
@@ -83,4 +87,4 @@ def parse_line(line: str) -> Command:
         if not name:
             raise ConsoleError(f"/{verb} needs a tool name; write /{verb} NAME key=value ….")
         return Command("call" if verb == "call" else "me", name=name, arguments=parse_arguments(arg_text))
-    raise ConsoleError(f"Unknown command {head}; use /call, /me, /end or /help.")
+    raise ConsoleError(f"Unknown command {head}; use /say, /call, /me, /end or /help.")

@@ -194,3 +194,12 @@ def test_bad_database_file_is_one_sentence(tmp_path: Path):
     assert "does not match the airline schema" in one_sentence_error(
         cli("run", "--script", "domains/airline/scripts/cancel_blocked.json", "--db", str(db), "--out", str(tmp_path / "x.jsonl"))
     )
+
+
+def test_a_wrongly_typed_script_turn_names_the_turn_and_field(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"domain": "airline", "turns": [
+        {"customer": "hi"}, {"agent": {"calls": [{"name": "get_user_details", "arguments": "oops"}]}},
+    ]}))
+    line = one_sentence_error(cli("run", "--script", str(bad)))
+    assert "Turn 2" in line and "(agent)" in line and "arguments" in line

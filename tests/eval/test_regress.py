@@ -52,3 +52,19 @@ async def test_a_relaxed_rule_turns_the_block_into_an_allow(toy_domain, tmp_path
     assert [(c.call, c.before, c.after) for c in report.changes] == [('renew_loan(loan_id="L2")', "BLOCK", "ALLOW")]
     lines = regress_lines(tmp_path / "t.jsonl", report)
     assert any("BLOCK -> ALLOW" in line for line in lines)
+
+
+async def test_a_session_played_by_the_operator_replays_without_a_model(toy_domain):
+    """No model turns at all: customer lines, the operator's words and calls are replayed as such."""
+    session = Session(toy_domain, ScriptedModel([]), "full", timestamps=False)
+    await drain(session.start())
+    await drain(session.user_says("Hi, I'm ada@example.org, please renew L1", respond=False))
+    await drain(session.operator_call("find_member_by_email", {"email": "ada@example.org"}))
+    await drain(session.operator_call("get_loan_details", {"loan_id": "L1"}))
+    await drain(session.agent_says("Renew loan L1 (Dune) for two weeks?"))
+    await drain(session.user_says("yes", respond=False))
+    await drain(session.operator_call("renew_loan", {"loan_id": "L1"}))
+    await drain(session.end())
+    assert [e.decision.verdict for e in session.events if e.type == "gate_decision"] == [Verdict.ALLOW]
+    report = await regress(toy_domain, session.events)
+    assert report.diverged is None and report.changes == [] and report.decisions_after == 1

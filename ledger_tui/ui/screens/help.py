@@ -14,6 +14,7 @@ from ledger_tui.ui.console import USAGE
 
 CONSOLE = [
     ("text", "say it as the customer (the agent answers if there is a model)"),
+    ("/say TEXT", "say it as the agent (no model: list the details, ask for a yes)"),
     ("/call NAME k=v …", "act as the agent: the call goes through the same gate"),
     ("/me NAME k=v …", "a customer-side action (dual-control domains such as telecom)"),
     ("/end [reason]", "end the session (recorded)"),

@@ -1,4 +1,4 @@
-"""Play: the operator types as the customer (or acts as the agent with /call) against a live session.
+"""Play: the operator types as the customer (or acts as the agent with /say and /call) against a live session.
 
 One bridge: a single exclusive async worker owns the session. Console lines are queued; the worker
 runs them one at a time, iterating the session's async generators and posting every event as an
@@ -26,7 +26,7 @@ from ledger_tui.ui.messages import EventRecorded, ModelBusy
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import BusyIndicator
 
-NO_MODEL_NOTICE = "No model is connected: act as the agent with /call NAME key=value (see F1)."
+NO_MODEL_NOTICE = "No model is connected: act as the agent with /say TEXT and /call NAME key=value (see F1)."
 
 
 class PlayScreen(WorkbenchScreen):
@@ -47,7 +47,7 @@ class PlayScreen(WorkbenchScreen):
         self._received: list[Event] = []
 
     def compose_bottom(self) -> ComposeResult:
-        hint = "type as the customer" if self.has_model else "no model: /call NAME key=value acts as the agent"
+        hint = "type as the customer" if self.has_model else "no model: /say TEXT, /call NAME k=v act as the agent"
         yield Input(placeholder=f"{hint} · /help", id="console")
 
     def on_mount(self) -> None:
@@ -91,8 +91,10 @@ class PlayScreen(WorkbenchScreen):
         s = self.session
         if s.state.ended is not None:
             raise LedgerTuiError("The session has ended; start a new one with `ledger-tui play`.")
-        if command.kind == "say":
+        if command.kind == "customer":
             events = s.user_says(command.text, respond=self.has_model)
+        elif command.kind == "agent":
+            events = s.agent_says(command.text)
         elif command.kind == "call":
             events = s.operator_call(command.name, command.arguments)
         elif command.kind == "me":
@@ -106,8 +108,10 @@ class PlayScreen(WorkbenchScreen):
 
     @staticmethod
     def _describe(command: Command) -> str:
-        if command.kind == "say":
+        if command.kind == "customer":
             return "the agent is working…"
+        if command.kind == "agent":
+            return "sending…"
         if command.kind in ("call", "me"):
             return f"running {command.name}…"
         return "ending…"
@@ -129,6 +133,7 @@ class PlayScreen(WorkbenchScreen):
             command = parse_line(line)
         except ConsoleError as exc:
             self.notify(str(exc), severity="error")
+            event.input.select_all()  # kept for editing; typing a new line replaces it
             return
         event.input.clear()
         if command.kind == "help":
@@ -143,7 +148,7 @@ class PlayScreen(WorkbenchScreen):
         if busy.busy:
             self.notify(f"Queued: {self._describe(command)} runs after the current turn.")
         self._queue.put_nowait(command)
-        if command.kind == "say" and not self.has_model:
+        if command.kind == "customer" and not self.has_model:
             self.notify(NO_MODEL_NOTICE, severity="warning")
 
     def action_focus_console(self) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
@@ -40,16 +40,30 @@ def short(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def in_full(value: Any, indent: str, inline: int = 50) -> str:
+    """A value shown whole: compact JSON when short, else pretty-printed (2-space indent) on its
+    own lines under `indent`, so the field a rule used is never cut off."""
+    text = compact(value)
+    if len(text) <= inline or not isinstance(value, (dict, list)):
+        return text
+    pretty = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    lines = []
+    for line in pretty.splitlines():
+        body = line.lstrip(" ")
+        lines.append(indent + "\u00a0" * (len(line) - len(body)) + body)
+    return "\n" + "\n".join(lines)
+
+
 def describe_read(r: EvidenceRead) -> Text:
     """One evidence line: path = value, and where the value came from (which step, which call)."""
     if r.origin == "context":
-        return Text(f"{INDENT}context {r.path.removeprefix('context.')} = {short(r.value, 160)}", style="dim")
+        return Text(f"{INDENT}context {r.path.removeprefix('context.')} = {in_full(r.value, INDENT * 2)}", style="dim")
     if not r.present:
         return Text(f"{INDENT}{r.path}: not in the ledger", style="italic")
     line = Text(f"{INDENT}{r.path}")
     if r.stale:
         line.append(" STALE", style="bold")
-    line.append(f" = {short(r.value)}")
+    line.append(f" = {in_full(r.value, INDENT * 2)}")
     if r.origin == "stated":
         line.append(f"\n{INDENT * 3}stated by the customer at step {r.source_seq}", style="dim")
     else:
@@ -73,6 +87,23 @@ def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
     clause = policy_clause(policy, p.clause)
     if clause:
         text.append(f"\n{INDENT}policy: {clause}", style="italic")
+    return text
+
+
+def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) -> Text:
+    """The what-if answer, most important first: the new verdict, the checks that flipped, the
+    new reason, and last the edit that was tried (it is also still in the boxes above)."""
+    text = Text.assemble(("→ ", "bold"), (f" {outcome.verdict.value} ", "bold reverse"), f" (was {before.verdict.value})")
+    was = {p.name: p.passed for p in before.predicates}
+    for p in outcome.predicates:
+        if p.name in was and was[p.name] != p.passed:
+            text.append(f"\n{INDENT}{p.name}: ")
+            text.append("FAIL→pass" if p.passed else "pass→FAIL", style="bold")
+        elif p.name not in was:
+            text.append(f"\n{INDENT}{p.name}: ")
+            text.append("now checked, " + ("pass" if p.passed else "FAIL"), style="bold")
+    text.append(f"\n{outcome.reason}")
+    text.append(f"\nwhat-if {edit.target} {edit.key} = {short(edit.value, 120)}", style="dim")
     return text
 
 
@@ -114,11 +145,13 @@ class WhyScreen(Screen[None]):
                 )
             if not self.policy:
                 yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
-        with Horizontal(id="whatif"):
-            options = [(f"{t} {k}", i) for i, (t, k, _) in enumerate(self.targets)]
-            yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
-            yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
-        yield Static(self._whatif_intro(), id="whatif-result")
+        with Vertical(id="whatif-panel"):
+            with Horizontal(id="whatif"):
+                options = [(f"{t} {k}", i) for i, (t, k, _) in enumerate(self.targets)]
+                yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
+                yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
+            with VerticalScroll(id="whatif-scroll"):
+                yield Static(self._whatif_intro(), id="whatif-result")
         yield Footer()
 
     # ------------------------------------------------------------------ text
@@ -130,7 +163,7 @@ class WhyScreen(Screen[None]):
     def _summary(self, d: GateDecision) -> Text:
         text = Text.assemble(("call ", "bold"), d.call.name)
         for k, v in d.call.arguments.items():
-            text.append(f"\n{INDENT}{k} = {short(v)}")
+            text.append(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}")
         text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{d.verdict.value}: {d.reason}"))
         if d.hint:
             text.append_text(Text.assemble("\n", ("hint ", "bold"), d.hint))
@@ -176,19 +209,8 @@ class WhyScreen(Screen[None]):
             return None
         outcome = what_if(self.decided, self.before, self.domain, edit)
         self.outcome = outcome
-        before = self.decided.decision
-        text = Text.assemble(
-            ("what-if ", "bold"),
-            f"{edit.target} {edit.key} = {short(edit.value, 80)}  →  ",
-            (f" {outcome.verdict.value} ", "bold reverse"),
-            f"  (was {before.verdict.value})",
-        )
-        text.append(f"\n{outcome.reason}")
-        was = {p.name: p.passed for p in before.predicates}
-        for p in outcome.predicates:
-            if was.get(p.name) != p.passed:
-                text.append(f"\n{INDENT}{p.name}: {'now passes' if p.passed else 'now fails: ' + p.reason}")
-        result.update(text)
+        result.update(describe_outcome(self.decided.decision, outcome, edit))
+        self.query_one("#whatif-scroll", VerticalScroll).scroll_home(animate=False)
         for v in ("allow", "revise", "block"):
             result.remove_class(f"-{v}")
         result.add_class(f"-{outcome.verdict.value.lower()}")

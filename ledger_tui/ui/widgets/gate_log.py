@@ -21,7 +21,12 @@ class GateLog(DataTable[Text]):
     """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
 
     COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block"}
-    BINDINGS = [Binding("enter", "explain", "Why?", id="gate_log.explain")]
+    BINDINGS = [
+        Binding("enter", "explain", "Why?", id="gate_log.explain"),
+        # the cursor goes to the first/last row; the header row stays in view
+        Binding("home", "scroll_top", "First row", id="gate_log.first", show=False),
+        Binding("end", "scroll_bottom", "Last row", id="gate_log.last", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
@@ -114,12 +119,16 @@ class GateLog(DataTable[Text]):
             key=str(decided.seq),
         )
 
+    def on_resize(self) -> None:
+        self._update_title()
+
     def _update_title(self) -> None:
-        counts = {v: sum(1 for d in self._decisions if d.decision.verdict == v) for v in Verdict}
-        title = f"Gate  ALLOW {counts[Verdict.ALLOW]} REVISE {counts[Verdict.REVISE]} BLOCK {counts[Verdict.BLOCK]}"
-        if self._verdict_filter is not None:
-            title += f"  [only {self._verdict_filter.value}]"
-        self.border_title = title
+        """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
+        counts = [(v.value, sum(1 for d in self._decisions if d.decision.verdict == v)) for v in Verdict]
+        head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
+        long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts)
+        room = self.size.width - 4  # the corners and a space either side
+        self.border_title = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
 
 
 def _why(decision) -> str:
