@@ -14,24 +14,34 @@ INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exac
 - Use the tools to look things up; never invent records, ids or amounts.
 - Before any action that changes a booking, order, account or record, list its details and get the
   customer's explicit yes.
-- A policy gate checks every such action. If it answers REVISE, do what it asks (read the record,
-  fix the argument, ask the customer) and try again. If it answers BLOCK, explain to the customer
-  that the action is not allowed.
 - Make at most one change at a time. Reply to the customer in plain text when you need their input.
 """
 
-LEDGER_NOTE = "Task state: the records you read, as last observed. Re-read STALE lines before relying on them."
+GATE_NOTE = "- A policy gate checks each change: on REVISE do what it asks and retry; on BLOCK tell the customer.\n"
+
+LEDGER_INSTRUCTION = (
+    "- [Current Task State], sent before each turn, holds every record you read, as last observed;"
+    " re-read lines marked STALE.\n"
+)
 
 
-def system_prompt(policy: str) -> str:
-    return f"{INSTRUCTIONS}\n# Policy\n\n{policy}"
+
+def system_prompt(policy: str, mode: str = "full") -> str:
+    """The system prompt; it only mentions the gate and the task state when the mode has them, so
+    the `baseline` ablation is plain function calling."""
+    text = INSTRUCTIONS
+    if mode in ("ledger", "full"):
+        text += LEDGER_INSTRUCTION
+    if mode in ("gate", "full"):
+        text += GATE_NOTE
+    return f"{text}\n# Policy\n\n{policy}"
 
 
 def build_messages(system: str, transcript: list[Message], ledger_block: str | None) -> list[Message]:
     messages: list[Message] = [{"role": "system", "content": system}]
     messages.extend(transcript)
     if ledger_block is not None:
-        messages.append({"role": "system", "content": f"{LEDGER_NOTE}\n\n{ledger_block}"})
+        messages.append({"role": "system", "content": ledger_block})
     return messages
 
 

@@ -79,7 +79,7 @@ class Session:
         self.events: list[Event] = []
         self.state = SessionState()
         self.transcript: list[dict[str, Any]] = []
-        self.system = system_prompt(domain.policy)
+        self.system = system_prompt(domain.policy, mode)
         self._writer = TrajectoryWriter(out) if out else None
         self.out = out
         self._call_counter = 0
