@@ -243,7 +243,7 @@ def play(
     mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: sessions/)."),
-    no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call."),
+    no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say."),
 ) -> None:
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os

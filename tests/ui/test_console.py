@@ -8,7 +8,7 @@ from ledger_tui.ui.console import ConsoleError, parse_line
 
 
 def test_plain_text_is_the_customer_speaking():
-    assert parse_line("  renew my loan please ").kind == "say"
+    assert parse_line("  renew my loan please ").kind == "customer"
     assert parse_line("renew my loan please").text == "renew my loan please"
 
 
@@ -22,6 +22,11 @@ def test_quoted_number_stays_a_string():
     assert parse_line('/call get_order order_id="123"').arguments == {"order_id": "123"}
 
 
+def test_say_is_the_operator_speaking_as_the_agent():
+    cmd = parse_line("/say  Renew loan L1 (Dune)? ")
+    assert (cmd.kind, cmd.text) == ("agent", "Renew loan L1 (Dune)?")
+
+
 def test_me_is_a_customer_action():
     cmd = parse_line("/me toggle_airplane_mode")
     assert (cmd.kind, cmd.name, cmd.arguments) == ("me", "toggle_airplane_mode", {})
@@ -29,7 +34,7 @@ def test_me_is_a_customer_action():
 
 @pytest.mark.parametrize(
     "line, fragment",
-    [("/call", "needs a tool name"), ("/call x y", "is not key=value"), ("/frobnicate", "Unknown command"), ('/call x a={"b"', "not valid JSON")],
+    [("/say", "needs the words"), ("/call", "needs a tool name"), ("/call x y", "is not key=value"), ("/frobnicate", "Unknown command"), ('/call x a={"b"', "not valid JSON")],
 )
 def test_bad_lines_say_how_to_fix_them(line, fragment):
     with pytest.raises(ConsoleError, match=fragment):

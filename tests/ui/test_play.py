@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from ledger_tui.engine.events import SessionEnded, UserMessage, Verdict
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.ui.app import make_app
+from ledger_tui.ui.screens.help import HelpScreen
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import GateLog
-from tests.ui.scenarios import BLOCK_MESSAGES, block_turns, scripted_session
+from tests.ui.scenarios import BLOCK_MESSAGES, REVISE_MESSAGES, block_turns, revise_turns, scripted_session
 
 
 async def say(pilot, text: str) -> None:
@@ -113,5 +114,150 @@ async def test_bad_console_line_is_explained_and_kept_for_editing(toy):
     async with app.run_test(size=(100, 30)) as pilot:
         await app.screen.wait_idle()
         await say(pilot, "/call renew_loan loan_id")
-        assert app.screen.query_one("#console", Input).value == "/call renew_loan loan_id"
+        console = app.screen.query_one("#console", Input)
+        assert console.value == "/call renew_loan loan_id"
         assert any("key=value" in n.message for n in app._notifications)
+        # the line is selected: typing the next command replaces it instead of appending
+        assert console.selected_text == "/call renew_loan loan_id"
+        await pilot.press(*"/help")
+        assert console.value == "/help"
+        # or it can be edited: End, then fix it
+        await say(pilot, "/call renew_loan loan_id")
+        await pilot.press("end", *"=L1")
+        assert console.value == "/call renew_loan loan_id=L1"
+
+
+async def open_why_on_the_block(pilot) -> WhyScreen:
+    """Play the BLOCK conversation and open Why on its decision."""
+    screen = pilot.app.screen
+    await screen.wait_idle()
+    for text in BLOCK_MESSAGES:
+        await say(pilot, text)
+    screen.query_one(GateLog).focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, WhyScreen)
+    return pilot.app.screen
+
+
+async def test_what_if_at_80x24_shows_the_new_verdict_and_the_checks_that_flipped(toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        why = await open_why_on_the_block(pilot)
+        why.query_one("#whatif-target", Select).value = 1  # ledger loans.L2
+        await pilot.pause()
+        box = why.query_one("#whatif-value", Input)
+        # a long edit: the old layout pushed the verdict out of its two lines
+        box.value = box.value.replace('"renewals":2', '"renewals":1').replace('"Emma"', '"Emma, a novel by Jane Austen"')
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        result = why.query_one("#whatif-result", Static)
+        lines = str(result.render()).splitlines()
+        assert lines[0].replace(" ", "") == "→ALLOW(wasBLOCK)"
+        assert lines[1].split() == ["renewal_limit:", "FAIL→pass"]
+        assert "All policy checks passed" in lines[2]
+        # every line is on screen: nothing to scroll, above the footer
+        scroll = why.query_one("#whatif-scroll")
+        assert scroll.max_scroll_y == 0
+        assert result.region.height >= len(lines)
+        assert result.region.bottom <= 23
+
+
+async def test_evidence_values_are_shown_in_full(toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        why = await open_why_on_the_block(pilot)
+        limit = next(w for w in why.query(".predicate") if "renewal_limit" in str(w.render()))
+        text = str(limit.render())
+        # the whole loan, one field a line, down to the last field (the old view cut at ~140 chars)
+        assert '"renewals": 2,' in text and '"status": "active"' in text
+        assert "…" not in text
+
+
+async def test_no_model_operator_speaks_as_the_agent_and_reaches_allow(toy):
+    app = make_app(domain=toy, model=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await screen.wait_idle()
+        await say(pilot, "/call find_member_by_email email=ada@example.org")
+        await say(pilot, "/call get_loan_details loan_id=L1")
+        await say(pilot, "/say Renew loan L1 (Dune)?")
+        await say(pilot, "yes")
+        await say(pilot, "/call renew_loan loan_id=L1")
+        [decided] = screen.gate_log.decisions
+        assert decided.decision.verdict == Verdict.ALLOW, decided.decision.reason
+        said = [str(w.render()) for w in screen.conversation.query(".agent")]
+        assert any("agent" in s and "Renew loan L1 (Dune)?" in s for s in said)
+        assert screen.conversation.tool_calls[-1].has_class("-allow")
+        await say(pilot, "/help")
+        assert isinstance(app.screen, HelpScreen)
+        assert "/say&#160;TEXT" in app.export_screenshot()  # listed with the console commands
+
+
+async def test_an_operator_call_the_gate_blocks_is_labelled_as_the_operators(toy):
+    app = make_app(domain=toy, model=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await screen.wait_idle()
+        await say(pilot, "/call find_member_by_email email=ada@example.org")
+        await say(pilot, "/call get_loan_details loan_id=L2")
+        await say(pilot, "/say Renew loan L2 (Emma)?")
+        await say(pilot, "yes")
+        await say(pilot, "/call renew_loan loan_id=L2")
+        [decided] = screen.gate_log.decisions
+        assert decided.decision.verdict == Verdict.BLOCK
+        [refusal] = [str(w.render()) for w in screen.conversation.query(".refusal")]
+        assert refusal.startswith("operator's call refused") and "agent refuses" not in refusal
+
+
+async def test_gate_log_filter_and_status_fit_at_80x24(toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await screen.wait_idle()
+        for text in BLOCK_MESSAGES:
+            await say(pilot, text)
+        screen.filter_gate_log(Verdict.BLOCK)
+        await pilot.pause()
+        title = screen.gate_log.title_text
+        assert title.startswith("Gate [BLOCK only]") and title.endswith("B1")
+        assert len(title) <= screen.gate_log.size.width - 4
+        status = str(screen.status.render())
+        assert "toy" in status and "full" in status and "step " in status and "calls 3" in status
+        # narrower (the busy indicator takes room while a turn runs): lesser parts go first
+        fitted = "".join(p.text for p in screen.status.fitted(30))
+        assert "tokens" not in fitted and "scripted" not in fitted
+        assert "toy" in fitted and "full" in fitted and "step 19/19" in fitted
+
+
+async def test_home_and_end_on_the_gate_log_move_the_cursor_not_the_header(toy):
+    app = make_app(session=scripted_session(toy, revise_turns()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await screen.wait_idle()
+        for text in REVISE_MESSAGES:
+            await say(pilot, text)
+        log = screen.gate_log
+        assert log.row_count == 2
+        log.focus()
+        await pilot.press("home")
+        assert log.cursor_coordinate.row == 0
+        await pilot.press("end")
+        assert log.cursor_coordinate.row == 1 and log.scroll_offset.y == 0
+
+
+async def test_enter_opens_and_closes_tool_calls_in_the_conversation(toy):
+    app = make_app(session=scripted_session(toy, block_turns()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await screen.wait_idle()
+        for text in BLOCK_MESSAGES:
+            await say(pilot, text)
+        calls = screen.conversation.tool_calls
+        await pilot.press("ctrl+o", "enter")  # on the pane: the latest call opens and takes the focus
+        assert not calls[-1].collapsed and app.focused in calls[-1].walk_children()
+        await pilot.press("enter")  # on the call: it closes
+        assert calls[-1].collapsed
+        await pilot.press("ctrl+o", "tab", "enter")  # Tab to the first call, Enter opens it
+        assert not calls[0].collapsed and calls[-1].collapsed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, Verdict
 from ledger_tui.engine.fold import fold
@@ -83,6 +84,31 @@ async def test_play_runs_to_the_end_and_stops(toy, tmp_path):
         assert not screen.query_one(ReplayBar).playing
 
 
+async def test_space_label_says_pause_while_playing(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, step=0, domain=toy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert screen.active_bindings["space"].binding.description == "Play"
+        await pilot.press("space")
+        await pilot.pause()
+        assert screen.query_one(ReplayBar).playing
+        assert screen.active_bindings["space"].binding.description == "Pause"
+        await pilot.press("space")
+        await pilot.pause()
+        assert not screen.query_one(ReplayBar).playing
+        assert screen.active_bindings["space"].binding.description == "Play"
+
+
+async def test_a_step_past_the_end_opens_at_the_last_step_and_says_so(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, step=999, domain=toy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.cursor == len(events) - 1
+        assert any("Step 999 is past the end" in n.message and str(len(events) - 1) in n.message for n in app._notifications)
+
+
 async def test_truncated_file_opens_with_a_warning_and_every_complete_event(toy, tmp_path):
     path, events = await revise_trajectory(toy, tmp_path)
     text = path.read_text()
@@ -111,8 +137,10 @@ async def test_enter_on_a_revise_row_explains_it_from_the_replayed_state(toy, tm
         assert "get_loan_details(loan_id=\"L1\")" in str(why.query_one("#why-summary").render())
 
 
-async def test_palette_intents_filter_jump_and_export(toy, tmp_path):
+async def test_palette_intents_filter_jump_and_export(toy, tmp_path, monkeypatch):
     path, events = await revise_trajectory(toy, tmp_path)
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")  # not where the session file is
     app = make_app(trajectory=path, domain=toy)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
@@ -125,7 +153,11 @@ async def test_palette_intents_filter_jump_and_export(toy, tmp_path):
         assert screen.query_one(ReplayBar).index == 5
         written = screen.export_ledger()
         assert json.loads(written.read_text()) == fold(events, 5).ledger.to_json()
-        assert written.parent == tmp_path
+        assert written == Path("exports") / "revise.ledger-step5.json"
+        assert (tmp_path / "cwd" / "exports" / "revise.ledger-step5.json").is_file()
+        assert not list(tmp_path.glob("*.json"))  # nothing next to the session file
+        await pilot.pause()
+        assert any(str(written) in n.message for n in app._notifications)
 
 
 async def test_palette_finds_jump_to_step(toy, tmp_path):

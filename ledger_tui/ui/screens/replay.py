@@ -35,7 +35,10 @@ class ReplayScreen(WorkbenchScreen):
         Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True),
         Binding("n", "next_decision", "Next gate", id="replay.next_decision"),
         Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision", show=False),
-        Binding("space", "toggle_play", "Play", id="replay.play"),
+        # one key, two labels: the footer says what space will do now (both share the id, so a
+        # keymap moves them together)
+        Binding("space", "play", "Play", id="replay.play"),
+        Binding("space", "pause", "Pause", id="replay.play"),
         Binding("plus,equals_sign", "faster", "Faster", id="replay.faster", show=False),
         Binding("minus", "slower", "Slower", id="replay.slower", show=False),
         Binding("home", "jump_to(0)", "First", id="replay.first", show=False, priority=True),
@@ -63,7 +66,9 @@ class ReplayScreen(WorkbenchScreen):
         self.domain = domain
         self.domain_problem = domain_problem
         self.warnings = list(warnings)
-        self._start = len(self.timeline) - 1 if step is None else max(0, min(step, len(self.timeline) - 1))
+        last = len(self.timeline) - 1
+        self._start = last if step is None else max(0, min(step, last))
+        self._past_end = f"Step {step} is past the end; showing the last step ({last})." if step is not None and step > last >= 0 else ""
         self._timer: Timer | None = None
         self._speed_index = SPEEDS.index(4.0)
         self.decision_steps = [i for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)]
@@ -81,6 +86,8 @@ class ReplayScreen(WorkbenchScreen):
         }
         for warning in self.warnings:
             self.notify(warning, title="Trajectory damaged", severity="warning", timeout=10)
+        if self._past_end:
+            self.notify(self._past_end, severity="warning")
         self.cursor = self._start
         self.gate_log.focus()
 
@@ -153,15 +160,27 @@ class ReplayScreen(WorkbenchScreen):
         else:
             self.notify("No earlier gate decision.")
 
+    @property
+    def playing(self) -> bool:
+        return self._timer is not None
+
     def action_toggle_play(self) -> None:
-        bar = self.query_one(ReplayBar)
-        if self._timer is not None:
-            self._stop_playing()
+        if self.playing:
+            self.action_pause()
+        else:
+            self.action_play()
+
+    def action_play(self) -> None:
+        if self.playing:
             return
         if self.cursor >= len(self.timeline) - 1:
             self.cursor = 0
         self._timer = self.set_interval(1 / SPEEDS[self._speed_index], self._tick)
-        bar.playing = True
+        self.query_one(ReplayBar).playing = True
+        self.refresh_bindings()
+
+    def action_pause(self) -> None:
+        self._stop_playing()
 
     def _tick(self) -> None:
         if self.cursor >= len(self.timeline) - 1:
@@ -174,6 +193,7 @@ class ReplayScreen(WorkbenchScreen):
             self._timer.stop()
             self._timer = None
         self.query_one(ReplayBar).playing = False
+        self.refresh_bindings()
 
     def _set_speed(self, delta: int) -> None:
         self._speed_index = max(0, min(len(SPEEDS) - 1, self._speed_index + delta))
@@ -197,6 +217,10 @@ class ReplayScreen(WorkbenchScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close":
             return self.closable
+        if action == "play":
+            return not self.playing
+        if action == "pause":
+            return self.playing
         return True
 
     def action_close(self) -> None:

@@ -147,7 +147,7 @@ class WhyScreen(Screen[None]):
                 yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
         with Vertical(id="whatif-panel"):
             with Horizontal(id="whatif"):
-                options = [(f"{t} {k}", i) for i, (t, k, _) in enumerate(self.targets)]
+                options = [(f"arg {k}" if t == "argument" else k, i) for i, (t, k, _) in enumerate(self.targets)]
                 yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
                 yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
             with VerticalScroll(id="whatif-scroll"):

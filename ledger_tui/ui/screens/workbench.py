@@ -24,6 +24,8 @@ from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, LedgerTree, StatusBar
 
+EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
+
 
 class WorkbenchScreen(Screen[None]):
     """Three panes over one event list; `events` and `domain` are supplied by the subclass."""
@@ -114,13 +116,19 @@ class WorkbenchScreen(Screen[None]):
         self.gate_log.filter(verdict)
         self.notify(f"Gate log: {'only ' + verdict.value if verdict else 'all decisions'}.")
 
-    def export_ledger(self) -> Path:
-        """Write the ledger as of the cursor next to the session file; returns the path written."""
+    def export_ledger(self) -> Path | None:
+        """Write the ledger as of the cursor to exports/ in the working directory (never next to
+        the session file, which may sit inside the repository); returns the path written, or None
+        (with an error notification) when it cannot be written."""
         index = self.cursor_index
         state = self.state_at(index)
-        base = self.source_path or Path("sessions") / "ledger"
-        target = base.with_name(f"{base.stem}.ledger-step{max(index, 0)}.json")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(state.ledger.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        stem = self.source_path.stem if self.source_path else "ledger"
+        target = EXPORTS / f"{stem}.ledger-step{max(index, 0)}.json"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(state.ledger.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not write {target} ({exc.strerror}); start the workbench from a folder you can write to.", severity="error")
+            return None
         self.notify(f"Ledger at step {index} written to {target}.")
         return target

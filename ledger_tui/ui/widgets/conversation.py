@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -48,7 +49,13 @@ class Shown:
 
 
 class ConversationView(VerticalScroll):
-    """Intent methods: `append(event)`, `rewind_to(seq)`, `sync(events)`."""
+    """Intent methods: `append(event)`, `rewind_to(seq)`, `sync(events)`.
+
+    Enter on a tool call opens or closes it (Tab moves between calls); Enter on the pane itself
+    opens the latest call and puts the focus on it.
+    """
+
+    BINDINGS = [Binding("enter", "open_latest_call", "Open call", id="conversation.open_call", show=False)]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -69,6 +76,13 @@ class ConversationView(VerticalScroll):
     @property
     def tool_calls(self) -> list[ToolCallItem]:
         return list(self._calls.values())
+
+    def action_open_latest_call(self) -> None:
+        if not self._calls:
+            return
+        item = self.tool_calls[-1]
+        item.collapsed = not item.collapsed
+        item.query_one("CollapsibleTitle").focus()
 
     def append(self, event: Event) -> None:
         """Show one event (events that are not conversation are remembered and ignored)."""
@@ -138,13 +152,21 @@ class ConversationView(VerticalScroll):
         self._mount(widget, before)
         return Shown(event.seq, widget.remove, widget)
 
+    def _refuser(self, refusal: Refusal) -> str:
+        """Who is refused: the gate turning down the operator's own /call is not the agent refusing."""
+        item = self._calls.get(refusal.call_id or "")
+        if item is not None and item.proposed.call.requestor == "operator":
+            return "operator's call refused  "
+        return "agent refuses  "
+
     def _show(self, event: Event, before: Widget | None = None) -> Shown:
         if isinstance(event, UserMessage):
             return self._line(event, Text.assemble(("customer  ", "bold"), event.text), "user", before)
         if isinstance(event, AssistantMessage):
             if not event.text.strip():
                 return Shown(event.seq, _nothing)
-            return self._line(event, Text.assemble(("agent  ", "bold"), event.text), "agent", before)
+            who = "agent (operator)  " if event.author == "operator" else "agent  "  # /say in play
+            return self._line(event, Text.assemble((who, "bold"), event.text), "agent", before)
         if isinstance(event, ToolCallProposed):
             item = ToolCallItem(event)
             self._calls[event.call.id] = item
@@ -168,7 +190,7 @@ class ConversationView(VerticalScroll):
             target.set_result(event)
             return Shown(event.seq, lambda: target.set_result(None))
         if isinstance(event, Refusal):
-            return self._line(event, Text.assemble(("agent refuses  ", "bold"), event.text), "refusal", before)
+            return self._line(event, Text.assemble((self._refuser(event), "bold"), event.text), "refusal", before)
         if isinstance(event, Notice):
             return self._line(event, Text(f"{event.level}: {event.text}"), f"notice -{event.level}", before)
         return Shown(event.seq, _nothing)

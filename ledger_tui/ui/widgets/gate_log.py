@@ -11,6 +11,7 @@ from typing import Iterable
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.content import Content
 from textual.widgets import DataTable
 
 from ledger_tui.engine.events import GateDecided, Verdict
@@ -32,7 +33,8 @@ class GateLog(DataTable[Text]):
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
         self._decisions: list[GateDecided] = []
         self._verdict_filter: Verdict | None = None
-        self.border_title = "Gate log"
+        self.title_text = "Gate log"
+        self.border_title = self.title_text
 
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
@@ -128,7 +130,8 @@ class GateLog(DataTable[Text]):
         head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
         long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts)
         room = self.size.width - 4  # the corners and a space either side
-        self.border_title = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
+        self.title_text = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
+        self.border_title = Content(self.title_text)  # literal: "[BLOCK only]" is not markup
 
 
 def _why(decision) -> str:

@@ -1,38 +1,72 @@
 """The header line: domain, model, mode, step and token counts, always visible.
 
-Kept to one line that still fits at 80 columns; details (digests, paths) live in the help screen.
+Kept to one line at any width: when the line does not fit, whole parts are dropped, least useful
+first (token counts, then the model name, then the call count), so domain, mode and step are never
+cut off; details (digests, paths) live in the help screen.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ledger_tui.engine.fold import SessionState
 
 
-class StatusBar(Static):
+@dataclass(frozen=True)
+class Part:
+    """One piece of the line; `keep` ranks it (lower is dropped first when space runs out)."""
+
+    text: str
+    keep: int
+    style: str = ""
+
+
+TOKENS, MODEL, CALLS, LABEL, ESSENTIAL = range(5)
+
+
+class StatusBar(Widget):
     """`show(state, step, total)` repaints from a folded state; nothing is counted here."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id)
+        super().__init__(id=id)
         self.label = ""
+        self.parts: list[Part] = []
 
     def show(self, state: SessionState, step: int, total: int, label: str = "") -> None:
         self.label = label or self.label
         started = state.started
         t = state.totals
-        text = Text()
+        parts: list[Part] = []
         if self.label:
-            text.append(f"{self.label}  ", "bold")
+            parts.append(Part(f"{self.label}  ", LABEL, "bold"))
         if started is not None:
-            text.append(f"{started.domain}", "bold")
-            text.append(f" · {started.model} · {started.mode}")
+            parts.append(Part(started.domain, ESSENTIAL, "bold"))
+            parts.append(Part(f" · {started.model}", MODEL))
+            parts.append(Part(f" · {started.mode}", ESSENTIAL))
         else:
-            text.append("(no session_started event)")
-        text.append(f"  step {step}/{total}")
-        text.append(f"  tokens {t.prompt_tokens}+{t.completion_tokens}")
-        text.append(f"  calls {t.model_calls}")
+            parts.append(Part("(no session_started event)", ESSENTIAL))
+        parts.append(Part(f"  step {step}/{total}", ESSENTIAL))
+        parts.append(Part(f"  tokens {t.prompt_tokens}+{t.completion_tokens}", TOKENS))
+        parts.append(Part(f"  calls {t.model_calls}", CALLS))
         if state.ended is not None:
-            text.append(f"  ended: {state.ended.reason}")
-        self.update(text)
+            parts.append(Part(f"  ended: {state.ended.reason}", ESSENTIAL))
+        self.parts = parts
+        self.refresh()
+
+    def fitted(self, width: int) -> list[Part]:
+        """The parts that fit in `width` cells, dropping the least useful first."""
+        shown = list(self.parts)
+        for rank in (TOKENS, MODEL, CALLS, LABEL):
+            if sum(len(p.text) for p in shown) <= width:
+                break
+            shown = [p for p in shown if p.keep != rank]
+        return shown
+
+    def render(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for part in self.fitted(self.content_size.width or 10_000):
+            text.append(part.text, part.style)
+        return text
