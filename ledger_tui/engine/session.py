@@ -87,6 +87,7 @@ class Session:
         # to the model as a reference to their paths instead of the full text.
         self.compact = compact and self.renders_ledger
         self._absorbed: dict[str, list[str]] = {}
+        self._written: dict[str, list[str]] = {}  # write call id -> ledger paths it made stale
         self._revised: dict[str, list[str]] = {}  # tool name -> call ids whose feedback was REVISE
         self._resolved: set[str] = set()
 
@@ -242,8 +243,9 @@ class Session:
 
     def _compacted(self) -> list[dict[str, Any]]:
         """The transcript as the model sees it in compact mode: results already in the rendered
-        ledger become a reference to their paths, and gate feedback on a write that was later
-        allowed becomes a one-line note."""
+        ledger become a reference to their paths, a write's result becomes a note once the records
+        it changed were read again, and gate feedback on a write that was later allowed becomes a
+        one-line note."""
         out = []
         for message in self.transcript:
             call_id = message.get("tool_call_id", "") if message.get("role") == "tool" else ""
@@ -253,6 +255,9 @@ class Session:
                 message = {**message, "content": f"(in task state: {shown})"}
             elif call_id in self._resolved:
                 message = {**message, "content": "(gate feedback; resolved by a later allowed call)"}
+            elif call_id in self._written and all(self.state.ledger.fresh(p) for p in self._written[call_id]):
+                shown = ", ".join(self._written[call_id][:6])
+                message = {**message, "content": f"(done; its effect was read back into task state: {shown})"}
             out.append(message)
         return out
 
@@ -330,5 +335,8 @@ class Session:
                 self._absorbed[call.id] = paths
         else:
             _, updates = observe_write(self.domain, self.state.ledger, call, outcome, result.seq)
+            stale = [u.path for u in updates if u.change == "stale"]
+            if stale:
+                self._written[call.id] = stale
         for update in updates:
             yield self.emit(update)

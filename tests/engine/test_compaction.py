@@ -1,0 +1,55 @@
+"""Transcript compaction: what the model no longer needs to read twice is sent as a short reference."""
+
+from ledger_tui.engine.models import FunctionModel
+from ledger_tui.engine.session import Session
+from tests.engine.helpers import call, drain, turn
+
+
+def script(*turns):
+    seen = []
+
+    def agent(messages, tools):
+        seen.append(messages)
+        return turns[len(seen) - 1] if len(seen) <= len(turns) else turn(text="ok")
+
+    return agent, seen
+
+
+def tool_contents(messages):
+    return [m["content"] for m in messages if m["role"] == "tool"]
+
+
+async def test_absorbed_reads_resolved_feedback_and_re_read_writes_are_folded(toy_domain):
+    agent, seen = script(
+        turn(call("find_member_by_email", "a", email="ada@example.org"), call("renew_loan", "w0", loan_id="L1")),
+        turn(call("get_loan_details", "r1", loan_id="L1")),
+        turn(text="Renew loan L1 (Dune)?"),
+        turn(call("renew_loan", "w1", loan_id="L1")),
+        turn(call("get_loan_details", "r2", loan_id="L1")),
+        turn(text="Done."),
+        turn(text="Anything else?"),
+    )
+    session = Session(toy_domain, FunctionModel(agent), "full", compact=True)
+    await drain(session.start())
+    await drain(session.user_says("ada@example.org: renew L1"))
+    await drain(session.user_says("yes"))
+    await drain(session.user_says("thanks"))
+    last = tool_contents(seen[-1])
+    # the REVISE on w0 was resolved by the ALLOW of w1
+    assert "(gate feedback; resolved by a later allowed call)" in last
+    # both reads of loans.L1 are in the task state: references only
+    assert last.count("(in task state: loans.L1)") == 2
+    # the renewal's own result was read back by r2
+    assert "(done; its effect was read back into task state: loans.L1)" in last
+    assert not any('"book"' in c for c in last), "no full record stays in the transcript"
+    assert '"renewals":1' in seen[-1][-1]["content"], "the ledger block carries the current record"
+
+
+async def test_without_compaction_or_without_a_ledger_the_transcript_is_verbatim(toy_domain):
+    for mode, compact in (("full", False), ("baseline", True)):
+        agent, seen = script(turn(call("get_loan_details", "r1", loan_id="L1")), turn(text="Here it is."))
+        session = Session(toy_domain, FunctionModel(agent), mode, compact=compact)
+        await drain(session.start())
+        await drain(session.user_says("show L1"))
+        await drain(session.user_says("thanks"))
+        assert any('"book": "Dune"' in c for c in tool_contents(seen[-1])), (mode, compact)
