@@ -19,7 +19,7 @@ from ledger_tui.engine.serialize import compact
 
 STATED_PREFIX = "said."
 HEADER = "[Current Task State]"
-STATED_HEADER = "[Stated by the customer, not verified]"
+STATED_HEADER = "[Stated by the customer (unverified)]"
 
 Origin = Literal["observed", "stated"]
 
@@ -220,7 +220,7 @@ def render(ledger: Ledger) -> str:
     observed = sorted((e for e in ledger._entries.values() if e.origin == "observed"), key=_key)
     stated = sorted((e for e in ledger._entries.values() if e.origin == "stated"), key=_key)
     if not observed:
-        lines.append("(nothing observed yet: read before you act)")
+        lines.append("(empty)")
     current = ledger._entries.get("users.current")
     identified = [e for e in observed if e.path.startswith("identified.")]
     if current is not None and len(identified) == 1 and identified[0].path == f"identified.{current.value}":

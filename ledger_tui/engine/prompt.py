@@ -17,23 +17,17 @@ INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exac
 - Make at most one change at a time. Reply to the customer in plain text when you need their input.
 """
 
-GATE_NOTE = "- A policy gate checks each change: on REVISE do what it asks and retry; on BLOCK tell the customer.\n"
-
-LEDGER_INSTRUCTION = (
-    "- [Current Task State], sent before each turn, holds every record you read, as last observed;"
-    " re-read lines marked STALE.\n"
-)
-
+# The gate's own feedback ("POLICY GATE: REVISE … To proceed: …") explains itself, so the prompt
+# spends no words on it; the task state gets one line.
+LEDGER_INSTRUCTION = "- [Current Task State] (sent each turn) lists the records you read; re-read STALE ones.\n"
 
 
 def system_prompt(policy: str, mode: str = "full") -> str:
-    """The system prompt; it only mentions the gate and the task state when the mode has them, so
-    the `baseline` ablation is plain function calling."""
+    """The system prompt; it mentions the task state only when the mode renders it, so the
+    `baseline` ablation is plain function calling."""
     text = INSTRUCTIONS
     if mode in ("ledger", "full"):
         text += LEDGER_INSTRUCTION
-    if mode in ("gate", "full"):
-        text += GATE_NOTE
     return f"{text}\n# Policy\n\n{policy}"
 
 

@@ -45,7 +45,7 @@ def test_stated_facts_are_rendered_apart_and_never_as_observed():
     ledger, _ = state(ledger, [("cancel_reason", "health")], source_call="customer message", source_seq=2)
     assert ledger["said.cancel_reason"].origin == "stated"
     text = render(ledger)
-    observed_part, stated_part = text.split("[Stated by the customer, not verified]")
+    observed_part, stated_part = text.split("[Stated by the customer (unverified)]")
     assert "said.cancel_reason" in stated_part and "said." not in observed_part
 
 
