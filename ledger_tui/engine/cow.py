@@ -14,8 +14,10 @@ per process, touched records' texts for each digest. The result is byte-for-byte
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Iterator, MutableMapping
 
 from pydantic import BaseModel
@@ -186,3 +188,89 @@ def reading(model: Any) -> Iterator[None]:
     finally:
         for c in collections:
             c._reading = False
+
+
+# ----------------------------------------------------------------------------- digests
+
+_STRIDE = 32
+
+
+@dataclass
+class _Plan:
+    """The pristine database's canonical text cut into chunks (one per record, separators
+    included), with the SHA-256 state saved every `_STRIDE` chunks, so a session that changed a
+    few records re-hashes only from the first changed record on."""
+
+    chunks: list[bytes]
+    index: dict[tuple[str, str], int]  # (field, record key) -> chunk index
+    fields: dict[str, int]  # non-shared field -> chunk index of its whole text
+    checkpoints: list[Any]
+    digest: str
+
+
+_PLANS: dict[tuple[int, ...], _Plan] = {}
+
+
+def _plan(model: BaseModel) -> _Plan:
+    names = sorted(type(model).model_fields)
+    key = tuple(id(getattr(model, n)._base) for n in names if isinstance(getattr(model, n), CowRecords))
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    chunks: list[bytes] = [b"{"]
+    index: dict[tuple[str, str], int] = {}
+    fields: dict[str, int] = {}
+    for i, name in enumerate(names):
+        prefix = (", " if i else "") + f"{json.dumps(name)}: "
+        value = getattr(model, name)
+        if not isinstance(value, CowRecords):
+            fields[name] = len(chunks)
+            chunks.append((prefix + json.dumps(_dump_value(model, name), sort_keys=True, default=str)).encode())
+            continue
+        chunks.append((prefix + "{").encode())
+        for j, k in enumerate(sorted(value._base)):
+            fragment = value._texts.get(k)
+            if fragment is None:
+                fragment = value._texts[k] = f"{json.dumps(k)}: {canonical(value._base[k])}"
+            index[(name, k)] = len(chunks)
+            chunks.append(((", " if j else "") + fragment).encode())
+        chunks.append(b"}")
+    chunks.append(b"}")
+    checkpoints = []
+    h = hashlib.sha256()
+    for i, chunk in enumerate(chunks):
+        if i % _STRIDE == 0:
+            checkpoints.append(h.copy())
+        h.update(chunk)
+    plan = _PLANS[key] = _Plan(chunks, index, fields, checkpoints, h.hexdigest())
+    return plan
+
+
+def cow_digest(model: BaseModel) -> str:
+    """SHA-256 of the canonical text, equal to `serialize.digest` of the same data."""
+    cows = {n: v for n, v in model.__dict__.items() if isinstance(v, CowRecords)}
+    if any(len(c._keys) != len(c._base) or any(k not in c._base for k in c._own) for c in cows.values()):
+        return hashlib.sha256(cow_canonical(model).encode()).hexdigest()  # keys added or removed
+    plan = _plan(model)
+    dirty: dict[int, bytes] = {}
+    for name, cow in cows.items():
+        for k, record in cow._own.items():
+            i = plan.index[(name, k)]
+            chunk = ((", " if plan.chunks[i][:2] == b", " else "") + f"{json.dumps(k)}: {canonical(record)}").encode()
+            if chunk != plan.chunks[i]:
+                dirty[i] = chunk
+    names = sorted(type(model).model_fields)
+    for name, i in plan.fields.items():
+        prefix = (", " if names.index(name) else "") + f"{json.dumps(name)}: "
+        chunk = (prefix + json.dumps(_dump_value(model, name), sort_keys=True, default=str)).encode()
+        if chunk != plan.chunks[i]:
+            dirty[i] = chunk
+    if not dirty:
+        return plan.digest
+    first = min(dirty)
+    start = (first // _STRIDE) * _STRIDE
+    h = plan.checkpoints[first // _STRIDE].copy()
+    chunks = plan.chunks
+    for i in range(start, len(chunks)):
+        h.update(dirty.get(i, chunks[i]))
+    return h.hexdigest()

@@ -62,10 +62,10 @@ def jsonable(value: Any) -> Any:
 
 def digest(record: BaseModel | dict[str, Any]) -> str:
     """SHA-256 of the canonical dump: every field, keys sorted, `str()` for dates (τ²-bench §1.4)."""
-    from ledger_tui.engine.cow import cow_canonical, is_cow
+    from ledger_tui.engine.cow import cow_digest, is_cow
 
     if is_cow(record):
-        text = cow_canonical(record)  # type: ignore[arg-type]
+        return cow_digest(record)  # type: ignore[arg-type]
     else:
         data = record.model_dump() if isinstance(record, BaseModel) else record
         text = json.dumps(data, sort_keys=True, default=str)
