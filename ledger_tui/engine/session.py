@@ -251,12 +251,11 @@ class Session:
             call_id = message.get("tool_call_id", "") if message.get("role") == "tool" else ""
             paths = self._absorbed.get(call_id) if call_id else None
             if paths and all(p in self.state.ledger for p in paths):
-                shown = ", ".join(paths[:6]) + (f" +{len(paths) - 6} more" if len(paths) > 6 else "")
-                message = {**message, "content": f"(in task state: {shown})"}
+                message = {**message, "content": f"(in task state: {_paths_note(paths)})"}
             elif call_id in self._resolved:
                 message = {**message, "content": "(gate feedback; resolved by a later allowed call)"}
             elif call_id in self._written and all(self.state.ledger.fresh(p) for p in self._written[call_id]):
-                shown = ", ".join(self._written[call_id][:6])
+                shown = _paths_note(self._written[call_id])
                 message = {**message, "content": f"(done; its effect was read back into task state: {shown})"}
             out.append(message)
         return out
@@ -340,3 +339,8 @@ class Session:
                 self._written[call.id] = stale
         for update in updates:
             yield self.emit(update)
+
+
+def _paths_note(paths: list[str]) -> str:
+    """The path when a read filled one; a count when it filled many (the block lists them anyway)."""
+    return paths[0] if len(paths) == 1 else f"{len(paths)} records"
