@@ -81,3 +81,32 @@ class Probe:
         """The agent lists the details (`text`) and the customer answers with an explicit yes."""
         self.agent_says(text)
         self.say(yes)
+
+
+async def play_script(domain: Domain, path: Path, mode: str = "full"):
+    """Play a scripted session file through the real loop (no trajectory file); returns the session."""
+    from ledger_tui.engine.models import ScriptedModel
+    from ledger_tui.engine.script import load_script, run_script
+    from ledger_tui.engine.session import Session
+
+    script = load_script(path)
+    model = ScriptedModel(name="scripted")
+    session = Session(domain, model, mode, timestamps=False)  # type: ignore[arg-type]
+    async for _ in session.start():
+        pass
+    async for _ in run_script(session, script, model):
+        pass
+    async for _ in session.end("script finished"):
+        pass
+    return session
+
+
+def decisions(events) -> list[tuple[str, str, list[str]]]:
+    """(tool, verdict, failed predicate names) for every gate decision, in order."""
+    from ledger_tui.engine.events import GateDecided
+
+    return [
+        (e.decision.call.name, e.decision.verdict.value, [p.name for p in e.decision.failed()])
+        for e in events
+        if isinstance(e, GateDecided)
+    ]

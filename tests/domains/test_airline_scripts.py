@@ -7,34 +7,21 @@ import asyncio
 import pytest
 
 from domains import load_domain
-from ledger_tui.engine.events import GateDecided, Refusal
-from ledger_tui.engine.models import ScriptedModel
-from ledger_tui.engine.script import load_script, run_script
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.events import Refusal
+from ledger_tui.engine.script import load_script
+from ledger_tui.testing import decisions as gate_decisions
+from ledger_tui.testing import play_script
 
 DOMAIN = load_domain("airline")
 SCRIPTS = DOMAIN.folder / "scripts"
 
 
-async def play(name: str) -> Session:
-    script = load_script(SCRIPTS / name)
-    model = ScriptedModel(name="scripted")
-    session = Session(DOMAIN, model, "full", timestamps=False)
-    async for _ in session.start():
-        pass
-    async for _ in run_script(session, script, model):
-        pass
-    async for _ in session.end("script finished"):
-        pass
-    return session
+async def play(name: str):
+    return await play_script(DOMAIN, SCRIPTS / name)
 
 
-def decisions(session: Session) -> list[tuple[str, str, list[str]]]:
-    return [
-        (e.decision.call.name, e.decision.verdict.value, [p.name for p in e.decision.failed()])
-        for e in session.events
-        if isinstance(e, GateDecided)
-    ]
+def decisions(session) -> list[tuple[str, str, list[str]]]:
+    return gate_decisions(session.events)
 
 
 def test_ineligible_cancellation_is_blocked_after_a_yes():
