@@ -44,7 +44,7 @@ class PlayScreen(WorkbenchScreen):
         self._queue: asyncio.Queue[Command] = asyncio.Queue()
         self._idle = asyncio.Event()
         self._state = SessionState()
-        self._received: list[Event] = []
+        self.events: list[Event] = []
 
     def compose_bottom(self) -> ComposeResult:
         hint = "type as the customer" if self.has_model else "no model: /say TEXT, /call NAME k=v act as the agent"
@@ -54,10 +54,6 @@ class PlayScreen(WorkbenchScreen):
         self.status.label = "play"
         self.query_one("#console", Input).focus()
         self._bridge()
-
-    @property
-    def events(self) -> list[Event]:
-        return self._received
 
     # ------------------------------------------------------------------ the bridge
     @work(exclusive=True, group="bridge")
@@ -158,7 +154,7 @@ class PlayScreen(WorkbenchScreen):
     def on_event_recorded(self, message: EventRecorded) -> None:
         event = message.event
         if event.seq >= 0:
-            self._received.append(event)
+            self.events.append(event)
             self._state = advance(self._state, event)
         if isinstance(event, UserMessage):
             self.ledger.clear_marks()
@@ -173,7 +169,7 @@ class PlayScreen(WorkbenchScreen):
             self.notify(event.text, severity="error", timeout=8)
         if isinstance(event, SessionEnded):
             self.notify(f"Session ended ({event.reason}); recorded to {self.session.out}.")
-        self.status.show(self._state, max(len(self._received) - 1, 0), max(len(self._received) - 1, 0))
+        self.status.show(self._state, max(len(self.events) - 1, 0), max(len(self.events) - 1, 0))
 
     def on_model_busy(self, message: ModelBusy) -> None:
         busy = self.query_one(BusyIndicator)

@@ -62,6 +62,7 @@ class ReplayScreen(WorkbenchScreen):
     ) -> None:
         super().__init__()
         self.timeline = Timeline(events)
+        self.events = self.timeline.events
         self.source_path = path
         self.domain = domain
         self.domain_problem = domain_problem
@@ -90,10 +91,6 @@ class ReplayScreen(WorkbenchScreen):
             self.notify(self._past_end, severity="warning")
         self.cursor = self._start
         self.gate_log.focus()
-
-    @property
-    def events(self) -> list[Event]:
-        return self.timeline.events
 
     @property
     def cursor_index(self) -> int:

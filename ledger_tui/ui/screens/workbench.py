@@ -37,6 +37,7 @@ class WorkbenchScreen(Screen[None]):
         Binding("ctrl+o", "focus_pane('conversation')", "Chat", id="workbench.focus_conversation", show=False),
     ]
 
+    events: list[Event]  # set by the subclass in __init__: the events the panes fold over
     domain: Domain | None = None
     domain_problem: str = ""
     source_path: Path | None = None
@@ -74,10 +75,6 @@ class WorkbenchScreen(Screen[None]):
     @property
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
-
-    @property
-    def events(self) -> list[Event]:
-        raise NotImplementedError
 
     @property
     def cursor_index(self) -> int:
