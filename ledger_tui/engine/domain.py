@@ -134,7 +134,7 @@ class Domain:
     # model reads and the database loaded by default.
     policy_override: str | None = None
     db_override: Path | None = None
-    _raw_cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ lookups
     def tool(self, name: str, requestor: str = "assistant") -> Tool | None:
@@ -150,9 +150,9 @@ class Domain:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The agent's tool schemas, built once (pydantic schema generation costs milliseconds)."""
-        cached = self._raw_cache.get("__tool_schemas__")
+        cached = self._cache.get("__tool_schemas__")
         if cached is None:
-            cached = self._raw_cache["__tool_schemas__"] = [t.schema() for t in self.tools]
+            cached = self._cache["__tool_schemas__"] = [t.schema() for t in self.tools]
         return cached
 
     @property
@@ -179,22 +179,16 @@ class Domain:
         path = path or self.db_override
         if self.load_db_hook is not None:
             return self.load_db_hook(path)
-        source = Path(path) if path else self.db_path
-        try:
-            key = f"{source.resolve()}:{source.stat().st_mtime_ns}"
-        except FileNotFoundError:
-            raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
-        raw = self._raw_cache.get(key)
+        source, key = self._source(path)
+        raw = self._cache.get(key)
         if raw is None:
             try:
                 raw = json.loads(source.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
             except json.JSONDecodeError as exc:
                 raise DatabaseError(
                     f"Database file {source} is not valid JSON (line {exc.lineno}); pass a τ²-bench-format db.json."
                 ) from None
-            self._raw_cache[key] = raw
+            self._cache[key] = raw
         try:
             with _no_gc():
                 return self.db_model.model_validate(raw)
@@ -204,6 +198,14 @@ class Domain:
                 f"Database file {source} does not match the {self.name} schema ({' '.join(first)}); pass a τ²-bench-format db.json."
             ) from None
 
+    def _source(self, path: Path | None) -> tuple[Path, str]:
+        """The database file and a cache key that changes when the file does."""
+        source = Path(path) if path else self.db_path
+        try:
+            return source, f"{source.resolve()}:{source.stat().st_mtime_ns}"
+        except FileNotFoundError:
+            raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
+
     def session_db(self, path: Path | None = None) -> Any:
         """A private database for one session, cheap to make: copy-on-write over a pristine copy
         validated once per process (domains with their own loader get `load_db`)."""
@@ -211,14 +213,10 @@ class Domain:
             return self.load_db_hook(path or self.db_override)
         from ledger_tui.engine.cow import cow_copy
 
-        source = Path(path or self.db_override or self.db_path)
-        try:
-            key = f"pristine:{source.resolve()}:{source.stat().st_mtime_ns}"
-        except FileNotFoundError:
-            raise DatabaseError(f"Database file {source} does not exist; check --db.") from None
-        entry = self._raw_cache.get(key)
+        source, key = self._source(path or self.db_override)
+        entry = self._cache.get("pristine:" + key)
         if entry is None:
-            entry = self._raw_cache[key] = (self.load_db(source), {})
+            entry = self._cache["pristine:" + key] = (self.load_db(source), {})
         pristine, texts = entry
         return cow_copy(pristine, texts)
 

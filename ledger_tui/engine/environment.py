@@ -29,14 +29,10 @@ class Outcome:
 class Environment:
     def __init__(self, domain: Domain, db: Any | None = None, db_path: Path | None = None) -> None:
         self.domain = domain
-        pristine = db is None
         self.db = db if db is not None else domain.session_db(db_path)
         if domain.sync is not None:
             domain.sync(self.db)
-        # Digests of an untouched shipped db are computed once per process (they cost ~0.1 s on
-        # the full airline db); any call that can change state makes the environment dirty.
-        self._pristine_key = (domain.name, str(db_path or domain.db_override or "")) if pristine else None
-        self.dirty = not pristine
+        # memo of the digests, dropped by any call that may change state
         self._digests: tuple[str, str | None] | None = None
 
     def execute(self, call: ToolCall) -> Outcome:
@@ -54,7 +50,6 @@ class Environment:
             ]
             return Outcome(f"Error: invalid arguments for {call.name}: " + "; ".join(lines), True, tool=tool)
         if tool.kind != "read" or self.domain.sync is not None:
-            self.dirty = True
             self._digests = None
         try:
             if tool.kind == "read":
@@ -78,26 +73,11 @@ class Environment:
 
     def touched(self) -> None:
         """The db was changed from outside `execute` (task set-up): forget cached digests."""
-        self.dirty = True
         self._digests = None
 
-    def absorbed(self, call: ToolCall, outcome: Outcome) -> list[tuple[str, Any]]:
-        """The (path, value) pairs a successful read contributes to the ledger."""
-        tool = outcome.tool
-        if outcome.error or tool is None or tool.kind != "read" or tool.absorbs is None:
-            return []
-        return list(tool.absorbs(call.arguments, jsonable(outcome.value)))
-
     def digests(self) -> tuple[str, str | None]:
-        """Agent and user db digests; recomputed only after a call that may have changed state."""
-        if self.dirty or self._pristine_key is None:
-            if self._digests is None:
-                self._digests = self.domain.digests(self.db)
-            return self._digests
-        cached = _PRISTINE_DIGESTS.get(self._pristine_key)
-        if cached is None:
-            cached = _PRISTINE_DIGESTS[self._pristine_key] = self.domain.digests(self.db)
-        return cached
-
-
-_PRISTINE_DIGESTS: dict[tuple[str, str], tuple[str, str | None]] = {}
+        """Agent and user db digests; recomputed only after a call that may have changed state
+        (an untouched copy-on-write db answers from its pristine copy's digest)."""
+        if self._digests is None:
+            self._digests = self.domain.digests(self.db)
+        return self._digests

@@ -16,6 +16,18 @@ from ledger_tui.engine.ledger import Ledger, absorb, mark_stale, state
 from ledger_tui.engine.serialize import jsonable
 
 
+def read_pairs(call: ToolCall, outcome: Outcome) -> list[tuple[str, Any]]:
+    """The (path, value) pairs a successful read contributes, by its tool's path map."""
+    tool = outcome.tool
+    if outcome.error or tool is None or tool.kind != "read":
+        return []
+    return _pairs(tool, call, jsonable(outcome.value))
+
+
+def _pairs(tool: Any, call: ToolCall, value: Any) -> list[tuple[str, Any]]:
+    return list(tool.absorbs(call.arguments, value)) if tool.absorbs else []
+
+
 def observe_read(
     domain: Domain, ledger: Ledger, call: ToolCall, outcome: Outcome, seq: int | None
 ) -> tuple[Ledger, list[LedgerUpdated]]:
@@ -23,7 +35,7 @@ def observe_read(
     if outcome.error or tool is None or tool.kind != "read":
         return ledger, []
     value = jsonable(outcome.value)
-    pairs: list[tuple[str, Any]] = list(tool.absorbs(call.arguments, value)) if tool.absorbs else []
+    pairs = _pairs(tool, call, value)
     if tool.identifies is not None:
         user_id = tool.identifies(call.arguments, value)
         if user_id:

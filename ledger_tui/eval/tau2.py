@@ -75,7 +75,7 @@ def tau2_domain(name: str, folder: Path | None = None, split: str | None = None)
             raise Tau2Error(f"Split {split!r} is not in {split_file.name}; choose one of: {', '.join(splits)}.")
         wanted = {str(i) for i in splits[split]}
         tasks = [t for t in tasks if t.id in wanted]
-    fresh = dataclasses.replace(domain, policy_override=policy, db_override=db, _raw_cache={})
+    fresh = dataclasses.replace(domain, policy_override=policy, db_override=db, _cache={})
     return fresh, tasks
 
 

@@ -12,6 +12,7 @@ import pytest
 from domains import load_domain
 from domains.airline import paths
 from domains.airline.generate import HERE, generate
+from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import DatabaseError
 from ledger_tui.engine.events import ToolCall
@@ -351,7 +352,7 @@ def test_reads_land_at_canonical_paths():
 
     def absorbed(name, **args):
         call = ToolCall(id="t", name=name, arguments=args)
-        return dict(env.absorbed(call, env.execute(call)))
+        return dict(read_pairs(call, env.execute(call)))
 
     assert list(absorbed("get_reservation_details", reservation_id=rid)) == [f"reservations.{rid}"]
     assert list(absorbed("get_user_details", user_id=res.user_id)) == [f"users.{res.user_id}"]

@@ -15,6 +15,7 @@ from domains.telehealth import generate
 from domains.telehealth.predicates import PREDICATES
 from domains.telehealth.slots import NOW, hours_between, slots_for
 from ledger_tui.engine.domain import clause_text
+from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import GateDecided, Refusal, ToolCall
 from ledger_tui.engine.gate import SessionContext, suggest_read
@@ -101,7 +102,7 @@ def test_unknown_ids_and_bad_arguments_are_error_results(env):
 def test_list_patient_appointments_fills_the_ledger_with_records_and_an_index(env):
     pid = upcoming().patient_id
     outcome = run(env, "list_patient_appointments", patient_id=pid)
-    pairs = dict(env.absorbed(ToolCall(id="t", name="list_patient_appointments", arguments={"patient_id": pid}), outcome))
+    pairs = dict(read_pairs(ToolCall(id="t", name="list_patient_appointments", arguments={"patient_id": pid}), outcome))
     assert pairs[f"patient_appointments.{pid}"] == PRISTINE.patients[pid].appointment_ids
     for aid in PRISTINE.patients[pid].appointment_ids:
         assert pairs[f"appointments.{aid}"]["patient_id"] == pid

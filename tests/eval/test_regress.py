@@ -36,7 +36,7 @@ def with_limit(domain, limit):
         return None
 
     predicates = [relaxed if p.name == "renewal_limit" else p for p in domain.predicates]
-    return dataclasses.replace(domain, predicates=predicates, _raw_cache={})
+    return dataclasses.replace(domain, predicates=predicates, _cache={})
 
 
 async def test_same_policy_changes_nothing(toy_domain, tmp_path):
