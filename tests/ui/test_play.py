@@ -175,16 +175,21 @@ async def test_evidence_values_are_shown_in_full(toy):
         assert "…" not in text
 
 
+async def operator_renews(pilot, loan: str, book: str) -> None:
+    """The operator identifies Ada, reads the loan, lists it, gets her yes and proposes the renewal."""
+    await say(pilot, "/call find_member_by_email email=ada@example.org")
+    await say(pilot, f"/call get_loan_details loan_id={loan}")
+    await say(pilot, f"/say Renew loan {loan} ({book})?")
+    await say(pilot, "yes")
+    await say(pilot, f"/call renew_loan loan_id={loan}")
+
+
 async def test_no_model_operator_speaks_as_the_agent_and_reaches_allow(toy):
     app = make_app(domain=toy, model=None)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await screen.wait_idle()
-        await say(pilot, "/call find_member_by_email email=ada@example.org")
-        await say(pilot, "/call get_loan_details loan_id=L1")
-        await say(pilot, "/say Renew loan L1 (Dune)?")
-        await say(pilot, "yes")
-        await say(pilot, "/call renew_loan loan_id=L1")
+        await operator_renews(pilot, "L1", "Dune")
         [decided] = screen.gate_log.decisions
         assert decided.decision.verdict == Verdict.ALLOW, decided.decision.reason
         said = [str(w.render()) for w in screen.conversation.query(".agent")]
@@ -200,11 +205,7 @@ async def test_an_operator_call_the_gate_blocks_is_labelled_as_the_operators(toy
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await screen.wait_idle()
-        await say(pilot, "/call find_member_by_email email=ada@example.org")
-        await say(pilot, "/call get_loan_details loan_id=L2")
-        await say(pilot, "/say Renew loan L2 (Emma)?")
-        await say(pilot, "yes")
-        await say(pilot, "/call renew_loan loan_id=L2")
+        await operator_renews(pilot, "L2", "Emma")
         [decided] = screen.gate_log.decisions
         assert decided.decision.verdict == Verdict.BLOCK
         [refusal] = [str(w.render()) for w in screen.conversation.query(".refusal")]
