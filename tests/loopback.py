@@ -1,22 +1,28 @@
 """An OpenAI-compatible chat-completions server on 127.0.0.1, scripted per test.
 
-It answers `POST /v1/chat/completions` from a responder function (request JSON -> reply spec), so
+It answers `POST …/chat/completions` from a responder function (request JSON -> reply spec), so
 tests exercise the real `openai.AsyncOpenAI` client path without any network. Reply specs:
 `{"text": ..., "tool_calls": [{"name":..., "arguments": <dict or raw str>}]}` or
-`{"status": 500}` / `{"status": 429}` (failure injection) or `{"hang": seconds}` (timeouts).
-Every request body is kept in `requests` for assertions. Latency is configurable.
+`{"status": 500}` / `{"status": 429}` (failure injection), `{"hang": seconds}` (timeouts) or
+`{"raw": text}` (a 200 reply with exactly that body). Every request body is kept in `requests`,
+and `connections` / `open_connections` count the TCP connections clients made.
+
+`latency` is the time from a request's arrival to its reply, as a model endpoint would take; the
+server's own parsing and encoding happen inside it. One asyncio loop on a background thread serves
+every connection (HTTP/1.1 keep-alive), so many concurrent clients do not queue behind a pool of
+threads contending for the GIL.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import socket
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
+
+_REASONS = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 class LoopbackServer:
@@ -24,61 +30,88 @@ class LoopbackServer:
         self.responder = responder
         self.latency = latency
         self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def setup(self) -> None:
-                # headers and body go out in separate writes: without TCP_NODELAY, Nagle's
-                # algorithm and the client's delayed ACK add ~40 ms to every response
-                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                super().setup()
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with server._lock:
-                    server.requests.append(body)
-                    spec = server.responder(body)
-                if server.latency:
-                    time.sleep(server.latency)
-                if "hang" in spec:
-                    time.sleep(spec["hang"])
-                status = spec.get("status", 200)
-                if status != 200:
-                    payload = json.dumps({"error": {"message": "injected failure", "type": "server_error"}}).encode()
-                else:
-                    payload = json.dumps(_completion(body, spec)).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 256  # many clients connect at once; the default backlog of 5 stalls them
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.connections = 0
+        self.open_connections = 0
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._server: asyncio.AbstractServer | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> "LoopbackServer":
         self.thread.start()
+        self._ready.wait()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self.thread.join(timeout=5)
+
+    def _run(self) -> None:
+        loop = self._loop
+        asyncio.set_event_loop(loop)
+        # a backlog of 256: many clients connect at once, and the default stalls them
+        self._server = loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=256))
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            self._server.close()
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                loop.run_until_complete(asyncio.wait(tasks, timeout=1))
+            loop.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        self.connections += 1
+        self.open_connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                arrived = loop.time()
+                lines = head.decode("latin-1").split("\r\n")
+                method = lines[0].split(" ", 1)[0]
+                headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+                raw = await reader.readexactly(int(headers.get("content-length") or 0))
+                if method != "POST":
+                    status, payload, spec = 404, b"{}", {}
+                else:
+                    body = json.loads(raw or b"{}")
+                    self.requests.append(body)
+                    spec = self.responder(body)
+                    status = spec.get("status", 200)
+                    if "raw" in spec:
+                        payload = spec["raw"].encode()
+                    elif status != 200:
+                        payload = json.dumps({"error": {"message": "injected failure", "type": "server_error"}}).encode()
+                    else:
+                        payload = json.dumps(_completion(body, spec)).encode()
+                wait = self.latency - (loop.time() - arrived)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if "hang" in spec:
+                    await asyncio.sleep(spec["hang"])
+                writer.write(
+                    f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(payload)}\r\n\r\n".encode()
+                    + payload
+                )
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, asyncio.CancelledError):
+            pass  # the client closed the connection (or gave up on a hung request), or the server stops
+        finally:
+            self.open_connections -= 1
+            writer.close()
 
 
 _counter = 0

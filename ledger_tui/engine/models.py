@@ -160,7 +160,52 @@ class RetryingModel:
         raise AssertionError("unreachable")
 
 
-_SHARED: dict[tuple[Any, ...], list[Any]] = {}
+class _Endpoint:
+    """The `AsyncOpenAI` clients of one endpoint on one event loop, shared by every model that
+    calls it, so concurrent sessions reuse connections.
+
+    A client's connection pool looks at each of its connections on every request, so a single pool
+    for 64 sessions costs more CPU per call than the call's own work. Clients therefore take at most
+    `PER_CLIENT` requests at once, and a request goes to a client with an idle connection if there
+    is one (a pool opens a connection only when all of its connections are busy, so a client whose
+    requests in flight are below its peak has one idle). All clients reuse one TLS context, which
+    otherwise costs ~15 ms of certificate loading per client."""
+
+    PER_CLIENT = 8
+    _tls: Any = None
+
+    def __init__(self, key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
+        self._options = dict(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+        self.clients: list[list[Any]] = []  # [client, requests in flight, most ever in flight]
+        self.users = 0
+
+    def lease(self) -> list[Any]:
+        """The client for the next request; the caller counts the request in and out of entry[1]."""
+        idle = [e for e in self.clients if e[1] < e[2]]
+        if idle:
+            return max(idle, key=lambda e: e[1])
+        room = [e for e in self.clients if e[1] < self.PER_CLIENT]
+        if room:
+            entry = max(room, key=lambda e: e[1])
+        else:
+            import httpx2
+            import openai
+
+            if _Endpoint._tls is None:
+                _Endpoint._tls = httpx2.create_ssl_context()
+            http = openai.DefaultAsyncHttpxClient(verify=_Endpoint._tls)
+            entry = [openai.AsyncOpenAI(**self._options, http_client=http), 0, 0]
+            self.clients.append(entry)
+        entry[2] += 1
+        return entry
+
+    async def close(self) -> None:
+        clients, self.clients = self.clients, []
+        for entry in clients:
+            await entry[0].close()
+
+
+_ENDPOINTS: dict[tuple[Any, ...], _Endpoint] = {}
 
 
 class OpenAIModel:
@@ -187,57 +232,52 @@ class OpenAIModel:
         self.name = self.model
         self.temperature = temperature
         self._config = (key, self.base_url, timeout, max_retries)
-        self._client: Any = None
+        self._endpoint: _Endpoint | None = None
         self._key: tuple[Any, ...] | None = None
 
-    def _acquire(self) -> Any:
-        """One `AsyncOpenAI` client (and connection pool) per event loop and endpoint, shared by
-        every model of that endpoint: building a client costs ~15 ms of TLS set-up, and many
-        concurrent sessions should share connections."""
-        if self._client is None:
+    def _join(self) -> _Endpoint:
+        """This loop's shared clients for the endpoint (building a client costs ~15 ms of TLS
+        set-up, and concurrent sessions should share connections)."""
+        if self._endpoint is None:
             import asyncio
 
-            import openai
-
-            key, base_url, timeout, max_retries = self._config
             self._key = (id(asyncio.get_running_loop()), *self._config)
-            entry = _SHARED.get(self._key)
-            if entry is None:
-                client = openai.AsyncOpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
-                entry = _SHARED[self._key] = [client, 0]
-            entry[1] += 1
-            self._client = entry[0]
-        return self._client
+            endpoint = _ENDPOINTS.get(self._key)
+            if endpoint is None:
+                endpoint = _ENDPOINTS[self._key] = _Endpoint(*self._config)
+            endpoint.users += 1
+            self._endpoint = endpoint
+        return self._endpoint
 
     async def aclose(self) -> None:
-        """Release the shared client; the last model of an endpoint closes its connection pool."""
-        if self._client is None or self._key is None:
+        """Leave the shared clients; the last model of an endpoint closes its connections."""
+        endpoint, self._endpoint = self._endpoint, None
+        if endpoint is None:
             return
-        entry = _SHARED.get(self._key)
-        self._client = None
-        if entry is not None:
-            entry[1] -= 1
-            if entry[1] <= 0:
-                del _SHARED[self._key]
-                await entry[0].close()
+        endpoint.users -= 1
+        if endpoint.users <= 0:
+            if _ENDPOINTS.get(self._key) is endpoint:
+                del _ENDPOINTS[self._key]
+            await endpoint.close()
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
         import openai
 
-        from openai.types.chat import ChatCompletion
-
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
-            body["tools"] = tools
+            request["tools"] = tools
         if self.temperature is not None:
-            body["temperature"] = self.temperature
+            request["temperature"] = self.temperature
+        # Our messages are already plain JSON, so the body is encoded here as the SDK would encode
+        # it and the reply is read as bytes: `chat.completions.create` would walk every message
+        # through its TypedDict transformer and build a typed reply, milliseconds per call on long
+        # transcripts with many sessions in flight.
+        body = json.dumps(request, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         where = self.base_url or "api.openai.com"
-        client = self._acquire()
+        lease = self._join().lease()
+        lease[1] += 1
         try:
-            # The plain `post` sends our already-JSON-shaped body as it is; `chat.completions.create`
-            # would first walk every message and schema through its TypedDict transformer, which
-            # costs milliseconds per call on long transcripts.
-            response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+            raw = await lease[0].post("/chat/completions", content=body, cast_to=bytes)
         except openai.AuthenticationError:
             raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
         except openai.NotFoundError:
@@ -251,25 +291,47 @@ class OpenAIModel:
             raise kind(f"The endpoint at {where} answered HTTP {exc.status_code}; try again or check the server.") from None
         except openai.OpenAIError as exc:
             raise ModelError(f"The model call failed ({type(exc).__name__}); check --base-url and --model.") from None
-        if not getattr(response, "choices", None):
-            raise ModelError(f"The endpoint at {where} returned no choices; check that it serves chat completions.")
-        message = response.choices[0].message
-        calls: list[ToolCall] = []
-        malformed: dict[str, str] = {}
-        for i, tc in enumerate(message.tool_calls or []):
-            fn = getattr(tc, "function", None)
-            if fn is None:
-                continue
-            call_id = tc.id or f"call_{i}"
-            args, problem = parse_arguments(fn.arguments)
-            if problem:
-                malformed[call_id] = problem
-            calls.append(ToolCall(id=call_id, name=fn.name or "", arguments=args))
-        usage = response.usage
-        return ModelTurn(
-            text=message.content or "",
-            tool_calls=tuple(calls),
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-            malformed=malformed,
-        )
+        finally:
+            lease[1] -= 1
+        return read_completion(raw, where)
+
+
+def read_completion(raw: bytes, where: str) -> ModelTurn:
+    """One assistant turn from a chat-completions reply body; a reply of another shape is a
+    ModelError naming the endpoint, and a tool call with unusable arguments is marked malformed."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ModelError(f"The endpoint at {where} did not answer with JSON; check that it serves chat completions.") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
+        raise ModelError(f"The endpoint at {where} returned no choices; check that it serves chat completions.")
+    calls: list[ToolCall] = []
+    malformed: dict[str, str] = {}
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):
+            continue
+        call_id = str(tc.get("id") or f"call_{i}")
+        arguments = fn.get("arguments")
+        if isinstance(arguments, dict):  # some servers send an object instead of a JSON string
+            args, problem = arguments, None
+        else:
+            args, problem = parse_arguments(arguments if isinstance(arguments, str) else None)
+        if problem:
+            malformed[call_id] = problem
+        calls.append(ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=args))
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    content = message.get("content")
+    return ModelTurn(
+        text=content if isinstance(content, str) else "",
+        tool_calls=tuple(calls),
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        malformed=malformed,
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0

@@ -71,3 +71,52 @@ def test_missing_api_key_names_the_fix(monkeypatch):
 
 def test_model_errors_are_ledger_tui_errors():
     assert issubclass(EndpointUnreachableError, ModelError)
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("<html>Bad gateway</html>", "did not answer with JSON"),
+        ('{"object": "list", "data": []}', "returned no choices"),
+        ('{"choices": []}', "returned no choices"),
+    ],
+)
+async def test_a_reply_that_is_not_a_chat_completion_names_the_fix(raw, expected):
+    with LoopbackServer(lambda req: {"raw": raw}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)
+        with pytest.raises(ModelError, match=expected) as caught:
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert "serves chat completions" in str(caught.value)
+
+
+async def test_tool_arguments_sent_as_an_object_are_accepted():
+    reply = '{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_loan_details", "arguments": {"loan_id": "L1"}}}]}}], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}'
+    with LoopbackServer(lambda req: {"raw": reply}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
+        turn = await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("c1", "get_loan_details", {"loan_id": "L1"})]
+    assert (turn.text, turn.prompt_tokens, turn.completion_tokens, turn.malformed) == ("", 12, 3, {})
+
+
+async def test_concurrent_models_share_connections_and_the_last_one_closes_them():
+    import asyncio
+
+    with LoopbackServer(lambda req: {"text": "ok"}, latency=0.05) as server:
+        agents = [OpenAIModel(model="m", base_url=server.base_url, api_key="k") for _ in range(12)]
+        customers = [OpenAIModel(model="m", base_url=server.base_url, api_key="k") for _ in range(12)]
+        message = [{"role": "user", "content": "hi"}]
+        # the customers speak, then the agents answer: 24 models, never more than 12 calls at once
+        for _ in range(3):
+            await asyncio.gather(*(m.complete(message, []) for m in customers))
+            await asyncio.gather(*(m.complete(message, []) for m in agents))
+        assert len(server.requests) == 72
+        assert server.connections == 12, "idle connections are reused across models and turns"
+        for m in agents + customers:
+            await m.aclose()
+        for _ in range(100):
+            if server.open_connections == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert server.open_connections == 0, "closing the last model closes its connections"
