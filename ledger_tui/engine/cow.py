@@ -18,7 +18,7 @@ import hashlib
 import json
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, MutableMapping
+from typing import Any, Iterable, Iterator, MutableMapping
 
 from pydantic import BaseModel
 
@@ -112,10 +112,11 @@ def record_fields(model: BaseModel) -> list[str]:
     return out
 
 
-def cow_copy(pristine: BaseModel, texts: dict[str, dict[str, str]]) -> BaseModel:
-    """A session database over `pristine`; `texts` is the shared per-field text cache."""
+def cow_copy(pristine: BaseModel, texts: dict[str, dict[str, str]], shared: Iterable[str] | None = None) -> BaseModel:
+    """A session database over `pristine`; `texts` is the shared per-field text cache and `shared`
+    the pristine copy's `record_fields` (computed here when not given; it scans every record)."""
     fields: dict[str, Any] = {}
-    shared = set(record_fields(pristine))
+    shared = set(record_fields(pristine) if shared is None else shared)
     for name in type(pristine).model_fields:
         value = getattr(pristine, name)
         if name in shared:

@@ -211,14 +211,15 @@ class Domain:
         validated once per process (domains with their own loader get `load_db`)."""
         if self.load_db_hook is not None:
             return self.load_db_hook(path or self.db_override)
-        from ledger_tui.engine.cow import cow_copy
+        from ledger_tui.engine.cow import cow_copy, record_fields
 
         source, key = self._source(path or self.db_override)
         entry = self._cache.get("pristine:" + key)
         if entry is None:
-            entry = self._cache["pristine:" + key] = (self.load_db(source), {})
-        pristine, texts = entry
-        return cow_copy(pristine, texts)
+            pristine = self.load_db(source)
+            entry = self._cache["pristine:" + key] = (pristine, {}, record_fields(pristine))
+        pristine, texts, shared = entry
+        return cow_copy(pristine, texts, shared)
 
     def digests(self, db: Any) -> tuple[str, str | None]:
         """(agent db digest, user db digest or None), computed as τ²-bench does."""
