@@ -148,11 +148,14 @@ class Domain:
         t = self.tool(name, requestor)
         return t.kind if t else "unknown"
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        """The agent's tool schemas, built once (pydantic schema generation costs milliseconds)."""
-        cached = self._cache.get("__tool_schemas__")
+    def tool_schemas(self, requestor: str = "assistant") -> list[dict[str, Any]]:
+        """The agent's (or with "user", the customer's) tool schemas, built once: pydantic schema
+        generation costs milliseconds, and every model call sends them."""
+        key = f"__tool_schemas__:{requestor}"
+        cached = self._cache.get(key)
         if cached is None:
-            cached = self._cache["__tool_schemas__"] = [t.schema() for t in self.tools]
+            pool = self.user_tools if requestor == "user" else self.tools
+            cached = self._cache[key] = [t.schema() for t in pool]
         return cached
 
     @property

@@ -59,8 +59,9 @@ class UserSimulator:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
 
     async def next(self) -> ModelTurn:
-        tools = [t.schema() for t in self.domain.user_tools]
-        turn = await self.model.complete([{"role": "system", "content": self.system()}, *self.messages], tools)
+        turn = await self.model.complete(
+            [{"role": "system", "content": self.system()}, *self.messages], self.domain.tool_schemas("user")
+        )
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if turn.tool_calls:
             import json
