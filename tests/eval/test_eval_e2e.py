@@ -1,6 +1,7 @@
 """End to end: two tasks × 4 trials × two modes, the loopback server playing agent and customer."""
 
 import asyncio
+import gc
 import json
 
 import pytest
@@ -101,10 +102,12 @@ async def test_an_interrupted_eval_resumes_without_redoing_finished_trials(toy_d
         with pytest.raises(Interrupted):
             await run_eval(cfg, on_result=stop_after_three)
         assert len(load_results(tmp_path)) == 3
+        assert gc.get_freeze_count() == 0, "an interrupted eval hands the garbage collector back as it found it"
         before = len(server.requests)
         results = await run_eval(cfg)
         requests_for_rest = len(server.requests) - before
     assert len(results) == 8 and len({r.key() for r in results}) == 8
+    assert gc.get_freeze_count() == 0
     # three renew-L1 trials took 7 requests each; one more L1 (7) and four L2 trials (6 each) remain
     assert before == 21
     assert requests_for_rest == 7 + 4 * 6, "finished trials were run again"
