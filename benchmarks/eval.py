@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domains import load_domain  # noqa: E402
-from ledger_tui.engine.events import AssistantMessage, UserMessage  # noqa: E402
+from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
 from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
 from ledger_tui.engine.models import OpenAIModel, ReplayModel, RetryingModel  # noqa: E402
 from ledger_tui.engine.session import Session  # noqa: E402
@@ -35,16 +35,24 @@ from tests.loopback import serve_in_subprocess  # noqa: E402
 
 def replaying_responder(events):
     """Answer agent requests with the gold run's assistant turns, customer requests with its
-    customer messages, each chosen by how far the conversation in the request has got."""
+    customer turns (a message, with the actions on the customer's own device that came before it
+    in dual-control domains), each chosen by how far the conversation in the request has got."""
     agent_turns = [e for e in events if isinstance(e, AssistantMessage)]
-    customer = [e.text for e in events if isinstance(e, UserMessage)]
+    customer: list[dict] = []
+    actions: list[dict] = []
+    for e in events:
+        if isinstance(e, ToolCallProposed) and e.call.requestor == "user":
+            actions.append({"name": e.call.name, "arguments": e.call.arguments})
+        elif isinstance(e, UserMessage):
+            customer.append({"text": e.text, "tool_calls": actions})
+            actions = []
 
     def respond(request):
         messages = request["messages"]
         if messages[0]["content"].startswith("You are role-playing a customer"):
             said = sum(1 for m in messages if m["role"] == "assistant")
             if said < len(customer):
-                return {"text": customer[said]}
+                return customer[said]
             return {"text": "Thank you. ###STOP###"}
         done = sum(1 for m in messages if m["role"] == "assistant") - 1  # minus the greeting
         if done >= len(agent_turns):
@@ -154,10 +162,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--domain", action="append", help="domain(s) for the throughput run (default: telehealth and airline)")
+    parser.add_argument("--domain", action="append", help="domain(s) for the throughput run (default: all four)")
     parser.add_argument("--skip-tokens", action="store_true")
     args = parser.parse_args()
-    for name in args.domain or ["telehealth", "airline"]:
+    for name in args.domain or ["airline", "retail", "telecom", "telehealth"]:
         throughput(name, args.sessions, args.latency)
     if not args.skip_tokens:
         print()
