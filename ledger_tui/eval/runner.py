@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, Iterable
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ModelError, TransientModelError
 from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, Refusal, ToolResult
-from ledger_tui.engine.fold import fold
+from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, gold_digests, run_gold
 from ledger_tui.engine.models import Model, ModelTurn
 from ledger_tui.engine.session import Session
@@ -84,8 +84,10 @@ class TrialResult:
         return (self.task_id, self.trial, self.mode)
 
 
-def _stats(result: TrialResult, events: list[Event]) -> TrialResult:
-    t = fold(events).totals
+def _stats(result: TrialResult, events: list[Event], state: SessionState | None = None) -> TrialResult:
+    """Token, call and verdict counts of a finished trial (from the session's state when it is at
+    hand, else folded from the events)."""
+    t = (state or fold(events)).totals
     result.prompt_tokens, result.completion_tokens = t.prompt_tokens, t.completion_tokens
     result.ledger_tokens, result.policy_tokens, result.transcript_tokens = t.ledger_tokens, t.policy_tokens, t.transcript_tokens
     result.model_calls, result.allow, result.revise, result.block = t.model_calls, t.allow, t.revise, t.block
@@ -186,7 +188,7 @@ async def run_llm_trial(
         seconds=round(time.perf_counter() - started, 3),
         error=error,
     )
-    return _stats(result, session.events)
+    return _stats(result, session.events, session.state)
 
 
 async def _notice(session: Session, text: str):
