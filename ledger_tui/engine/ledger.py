@@ -222,11 +222,10 @@ def render(ledger: Ledger) -> str:
     if not observed:
         lines.append("(empty)")
     current = ledger._entries.get("users.current")
-    identified = [e for e in observed if e.path.startswith("identified.")]
-    if current is not None and len(identified) == 1 and identified[0].path == f"identified.{current.value}":
-        observed = [e for e in observed if e is not identified[0]]  # users.current says it already
+    if current is not None:  # users.current says it already
+        observed = [e for e in observed if e.path != f"identified.{current.value}"]
     for e in observed:
-        mark = "  # STALE" if e.stale else ""
+        mark = "  # STALE: read it again" if e.stale else ""
         lines.append(f"{e.path} = {e.text}{mark}")
     if stated:
         lines.append(STATED_HEADER)

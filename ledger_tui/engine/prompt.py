@@ -17,18 +17,13 @@ INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exac
 - Make at most one change at a time. Reply to the customer in plain text when you need their input.
 """
 
-# The gate's own feedback ("POLICY GATE: REVISE … To proceed: …") explains itself, so the prompt
-# spends no words on it; the task state gets one line.
-LEDGER_INSTRUCTION = "- [Current Task State] (sent each turn) lists the records you read; re-read STALE ones.\n"
-
-
 def system_prompt(policy: str, mode: str = "full") -> str:
-    """The system prompt; it mentions the task state only when the mode renders it, so the
-    `baseline` ablation is plain function calling."""
-    text = INSTRUCTIONS
-    if mode in ("ledger", "full"):
-        text += LEDGER_INSTRUCTION
-    return f"{text}\n# Policy\n\n{policy}"
+    """The system prompt, the same in every mode: the task state block explains itself (its header,
+    and a note on each stale line), and so does the gate's feedback ("POLICY GATE: REVISE … To
+    proceed: …"). The modes then differ only in what the engine adds, and no words are spent on
+    every call for what matters on few."""
+    del mode
+    return f"{INSTRUCTIONS}\n# Policy\n\n{policy}"
 
 
 def build_messages(system: str, transcript: list[Message], ledger_block: str | None) -> list[Message]:

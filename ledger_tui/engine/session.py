@@ -90,6 +90,7 @@ class Session:
         self._written: dict[str, list[str]] = {}  # write call id -> ledger paths it made stale
         self._revised: dict[str, list[str]] = {}  # tool name -> call ids whose feedback was REVISE
         self._resolved: set[str] = set()
+        self._refused: set[str] = set()  # call ids answered with gate feedback (REVISE or BLOCK)
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -243,20 +244,26 @@ class Session:
 
     def _compacted(self) -> list[dict[str, Any]]:
         """The transcript as the model sees it in compact mode: results already in the rendered
-        ledger become a reference to their paths, a write's result becomes a note once the records
-        it changed were read again, and gate feedback on a write that was later allowed becomes a
-        one-line note."""
+        ledger become a reference, a write's result becomes a note once the records it changed
+        were read again, and gate feedback becomes a note once a later call was allowed or the
+        customer has spoken since (the agent acted on it then; the gate judges any retry anew)."""
+        last_customer = max((i for i, m in enumerate(self.transcript) if m.get("role") == "user"), default=-1)
         out = []
-        for message in self.transcript:
+        for i, message in enumerate(self.transcript):
             call_id = message.get("tool_call_id", "") if message.get("role") == "tool" else ""
+            note = None
             paths = self._absorbed.get(call_id) if call_id else None
             if paths and all(p in self.state.ledger for p in paths):
-                message = {**message, "content": f"(in task state: {_paths_note(paths)})"}
+                note = "(in task state)"  # the call's arguments say which records
             elif call_id in self._resolved:
-                message = {**message, "content": "(gate feedback; resolved by a later allowed call)"}
+                note = "(gate feedback, since resolved)"
+            elif call_id in self._refused and i < last_customer:
+                note = "(gate feedback from an earlier turn)"
             elif call_id in self._written and all(self.state.ledger.fresh(p) for p in self._written[call_id]):
-                shown = _paths_note(self._written[call_id])
-                message = {**message, "content": f"(done; its effect was read back into task state: {shown})"}
+                note = "(done; read again into task state)"
+            # a short result (an id, a yes) stays as it is: the note would cost more than it saves
+            if note is not None and len(note) < len(message.get("content") or ""):
+                message = {**message, "content": note}
             out.append(message)
         return out
 
@@ -312,6 +319,7 @@ class Session:
             elif decision.verdict == Verdict.REVISE:
                 self._revised.setdefault(call.name, []).append(call.id)
             if decision.verdict != Verdict.ALLOW:
+                self._refused.add(call.id)
                 yield self._result(call, feedback(decision), error=True, executed=False)
                 if decision.verdict == Verdict.BLOCK:
                     text = f"I'm sorry, but I can't do that. {decision.reason}"
@@ -340,7 +348,3 @@ class Session:
         for update in updates:
             yield self.emit(update)
 
-
-def _paths_note(paths: list[str]) -> str:
-    """The path when a read filled one; a count when it filled many (the block lists them anyway)."""
-    return paths[0] if len(paths) == 1 else f"{len(paths)} records"
