@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domains import load_domain  # noqa: E402
+from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
 from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
 from ledger_tui.engine.models import OpenAIModel, ReplayModel, RetryingModel  # noqa: E402
@@ -165,7 +166,13 @@ def main() -> None:
     parser.add_argument("--domain", action="append", help="domain(s) for the throughput run (default: all four)")
     parser.add_argument("--skip-tokens", action="store_true")
     args = parser.parse_args()
-    for name in args.domain or ["airline", "retail", "telecom", "telehealth"]:
+    names = args.domain or ["airline", "retail", "telecom", "telehealth"]
+    try:
+        for name in names:
+            load_domain(name)
+    except LedgerTuiError as exc:
+        raise SystemExit(str(exc)) from None
+    for name in names:
         throughput(name, args.sessions, args.latency)
     if not args.skip_tokens:
         print()
