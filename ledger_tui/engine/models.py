@@ -172,7 +172,6 @@ class _Endpoint:
     otherwise costs ~15 ms of certificate loading per client."""
 
     PER_CLIENT = 8
-    _tls: Any = None
 
     def __init__(self, key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
         self._options = dict(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
@@ -188,12 +187,9 @@ class _Endpoint:
         if room:
             entry = max(room, key=lambda e: e[1])
         else:
-            import httpx2
             import openai
 
-            if _Endpoint._tls is None:
-                _Endpoint._tls = httpx2.create_ssl_context()
-            http = openai.DefaultAsyncHttpxClient(verify=_Endpoint._tls)
+            http = openai.DefaultAsyncHttpxClient(verify=_tls_context())
             entry = [openai.AsyncOpenAI(**self._options, http_client=http), 0, 0]
             self.clients.append(entry)
         entry[2] += 1
@@ -206,6 +202,23 @@ class _Endpoint:
 
 
 _ENDPOINTS: dict[tuple[Any, ...], _Endpoint] = {}
+_TLS: list[Any] = []
+
+
+def _tls_context() -> Any:
+    """One TLS context for every client, made as the SDK's HTTP library makes its default one
+    (`httpx2` for openai 3, `httpx` before); True, each client making its own, if it cannot say."""
+    if not _TLS:
+        try:
+            import httpx2 as http_library
+        except ImportError:
+            import httpx as http_library  # type: ignore[no-redef]
+        make = getattr(http_library, "create_ssl_context", None)
+        try:
+            _TLS.append(make() if make is not None else True)
+        except TypeError:  # an older signature
+            _TLS.append(True)
+    return _TLS[0]
 
 
 class OpenAIModel:
@@ -268,16 +281,15 @@ class OpenAIModel:
             request["tools"] = tools
         if self.temperature is not None:
             request["temperature"] = self.temperature
-        # Our messages are already plain JSON, so the body is encoded here as the SDK would encode
-        # it and the reply is read as bytes: `chat.completions.create` would walk every message
-        # through its TypedDict transformer and build a typed reply, milliseconds per call on long
-        # transcripts with many sessions in flight.
-        body = json.dumps(request, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        # Our messages are already plain JSON, so they go out as they are and the reply is read as
+        # bytes: `chat.completions.create` would walk every message through its TypedDict
+        # transformer and build a typed reply, milliseconds per call on long transcripts with many
+        # sessions in flight.
         where = self.base_url or "api.openai.com"
         lease = self._join().lease()
         lease[1] += 1
         try:
-            raw = await lease[0].post("/chat/completions", content=body, cast_to=bytes)
+            raw = await lease[0].post("/chat/completions", body=request, cast_to=bytes)
         except openai.AuthenticationError:
             raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
         except openai.NotFoundError:
