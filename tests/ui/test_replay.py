@@ -69,6 +69,22 @@ async def test_next_and_previous_gate_decision_keys(toy, tmp_path):
         assert screen.gate_log.row_count == 1
         # the conversation shows only what had happened by then
         assert all(c.proposed.seq <= decisions[0] for c in screen.conversation.tool_calls)
+        # before the first decision `p` wraps to the last; past the last, `n` wraps to the first
+        await pilot.press("p")
+        assert screen.cursor == decisions[-1]
+        await pilot.press("n")
+        assert screen.cursor == decisions[0]
+
+
+async def test_a_replay_opens_at_the_end_and_n_finds_the_first_decision(toy, tmp_path):
+    path, events = await revise_trajectory(toy, tmp_path)
+    decisions = [i for i, e in enumerate(events) if isinstance(e, GateDecided)]
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert screen.cursor == len(events) - 1
+        await pilot.press("n")
+        assert screen.cursor == decisions[0]
 
 
 async def test_play_runs_to_the_end_and_stops(toy, tmp_path):

@@ -144,18 +144,28 @@ class ReplayScreen(WorkbenchScreen):
         self.cursor = len(self.timeline) - 1
 
     def action_next_decision(self) -> None:
+        """The next gate decision; past the last one (a replay opens at the end), the first."""
+        if not self.decision_steps:
+            self.notify("This trajectory has no gate decision.")
+            return
         later = [i for i in self.decision_steps if i > self.cursor]
         if later:
             self.cursor = later[0]
         else:
-            self.notify("No later gate decision.")
+            self.cursor = self.decision_steps[0]
+            self.notify("Wrapped around to the first gate decision.")
 
     def action_previous_decision(self) -> None:
+        """The previous gate decision; before the first one, the last."""
+        if not self.decision_steps:
+            self.notify("This trajectory has no gate decision.")
+            return
         earlier = [i for i in self.decision_steps if i < self.cursor]
         if earlier:
             self.cursor = earlier[-1]
         else:
-            self.notify("No earlier gate decision.")
+            self.cursor = self.decision_steps[-1]
+            self.notify("Wrapped around to the last gate decision.")
 
     @property
     def playing(self) -> bool:
