@@ -154,9 +154,9 @@ class GoldAgent:
             if any(name in CONFIRMATION_PREDICATES for name in outcome.failed_predicates):
                 self.retry_next = True
                 self.awaiting_yes = True
-                details = f" {decision.hint}" if decision.hint else ""
+                # the call's signature names its details; the gate's hint is for the agent, not the customer
                 self._pending = ModelTurn(
-                    text=f"To confirm, I am about to run {self._call(self.current).signature()}.{details} Shall I proceed?"
+                    text=f"To confirm, I am about to run {self._call(self.current).signature()}. Shall I proceed?"
                 )
                 return
             self.problems.append(f"{self.current.name}: REVISE the gold agent cannot act on ({decision.reason})")

@@ -105,7 +105,8 @@ def confirmed(
         missing = [k for k in key_args(ctx.arguments) if k and str(k).lower() not in said.lower()]
         if missing:
             return ctx.fail(
-                f"The details were not listed to the customer before asking (missing: {', '.join(map(str, missing))}).",
+                f"The agent's last message to the customer does not name this action's details "
+                f"(missing: {', '.join(map(str, missing))}), so no yes can confirm it.",
                 "List the action's details to the customer and ask for an explicit yes.",
             )
         if not is_explicit_yes(last):
