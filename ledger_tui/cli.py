@@ -100,7 +100,7 @@ def run(
     mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trajectory file (JSONL) to write."),
     dump_db: Optional[Path] = typer.Option(None, "--dump-db", help="Write the final database as JSON here."),
-    no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files)."),
+    no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files).", metavar=""),
 ) -> None:
     """Run a scripted session (or a task with the gold agent) through the loop, gate and environment."""
     from domains import load_domain
@@ -203,7 +203,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
 def why(
     trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl)."),
     step: Optional[int] = typer.Option(None, "--step", "-n", help="Explain the gate decision at this step only."),
-    all_decisions: bool = typer.Option(False, "--all", help="Explain ALLOWs too."),
+    all_decisions: bool = typer.Option(False, "--all", help="Explain ALLOWs too.", metavar=""),
 ) -> None:
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
@@ -237,13 +237,13 @@ def why(
 @app.command()
 def play(
     domain: str = typer.Option(..., "--domain", "-d", help="The domain to play the customer against."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (default: $OPENAI_MODEL)."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (default: $OPENAI_MODEL, else gpt-4o-mini)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
     mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: sessions/)."),
-    no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say."),
+    no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
 ) -> None:
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os
@@ -282,12 +282,12 @@ def eval_command(
     trials: int = typer.Option(1, "--trials", "-n", min=1, help="Trials per task (pass^k for k <= trials)."),
     mode: list[str] = typer.Option(["full"], "--mode", help="Ablation mode; repeat for several."),
     agent: str = typer.Option("llm", "--agent", help="llm (a model) or gold (offline gold agent)."),
-    agent_model: Optional[str] = typer.Option(None, "--agent-model", help="Agent model (default: $OPENAI_MODEL)."),
+    agent_model: Optional[str] = typer.Option(None, "--agent-model", help="Agent model (default: $OPENAI_MODEL, else gpt-4o-mini)."),
     user_model: Optional[str] = typer.Option(None, "--user-model", help="Customer-simulator model (default: the agent model)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
     concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Conversations run at once."),
-    compact: bool = typer.Option(False, "--compact", help="Replace absorbed tool results in the transcript by their ledger paths."),
+    compact: bool = typer.Option(False, "--compact", help="Send tool results already in the task state as a short reference (fewer prompt tokens).", metavar=""),
     tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help="A τ²-bench domain data folder (db, tasks, policy) to run instead."),
     split: Optional[str] = typer.Option(None, "--split", help="With --tau2-data: a split of split_tasks.json (e.g. test)."),
     out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
@@ -324,6 +324,10 @@ def eval_command(
     from ledger_tui.eval.runner import load_results
 
     before = {r.key() for r in load_results(out) if not r.infrastructure_error}
+    wanted = {(t.id, n, m) for t in chosen for n in range(trials) for m in mode}
+    if before & wanted:
+        left = len(wanted - before)
+        typer.echo(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
     results = asyncio.run(_eval_with_progress(config, total))
     fresh = [r for r in results if r.key() not in before]
     failed = [r for r in fresh if r.error]

@@ -767,7 +767,7 @@ def report_lines(report: Report) -> list[str]:
     kind = "eval output" if report.source == "eval" else "trajectories"
     lines = [f"report    {report.folder}  ({kind}: {len(report.runs)} runs, {len(report.failed)} failed)", ""]
     counts = report.counts()
-    lines.append("failed runs by primary class (in brackets: runs showing the class at all)")
+    lines.append("failed runs by primary class (in brackets, when more: runs showing the class at all)")
     lines += class_table(counts)
     lines += ["", "primary class of failed runs"]
     lines += class_bars(counts)

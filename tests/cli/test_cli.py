@@ -203,3 +203,16 @@ def test_a_wrongly_typed_script_turn_names_the_turn_and_field(tmp_path: Path):
     ]}))
     line = one_sentence_error(cli("run", "--script", str(bad)))
     assert "Turn 2" in line and "(agent)" in line and "arguments" in line
+
+
+def test_a_resumed_eval_says_what_was_already_done(tmp_path: Path):
+    args = ("eval", "--domain", "airline", "--agent", "gold", "--tasks", "airline_01_cancel_recent_booking",
+            "--trials", "2", "--out", str(tmp_path))
+    first = cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert "2 passed in this run" in first.stdout + first.stderr
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr
+    shown = again.stdout + again.stderr
+    assert f"resuming {tmp_path}: 2 of 2 runs already done, 0 to run" in shown and "passed in this run" not in shown
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 2
