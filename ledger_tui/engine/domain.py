@@ -164,9 +164,15 @@ class Domain:
 
     @property
     def policy(self) -> str:
+        """The policy text; read again only when the file changes (every session reads it)."""
         if self.policy_override is not None:
             return self.policy_override
-        return self.policy_path.read_text(encoding="utf-8")
+        path = self.policy_path
+        stamp = path.stat().st_mtime_ns
+        cached = self._cache.get("__policy__")
+        if cached is None or cached[0] != stamp:
+            cached = self._cache["__policy__"] = (stamp, path.read_text(encoding="utf-8"))
+        return cached[1]
 
     @property
     def tasks_path(self) -> Path:
