@@ -5,7 +5,8 @@
    the turns of a gold-agent run of a real task, so each session makes the same model calls through
    the real `openai` client, the gate and the environment. Reports sessions/s achieved as a share of
    the ideal (concurrency ÷ latency-bound session time). Target (issue 5): ≥ 90 %.
-   One untimed session runs first, so per-process start-up costs are not counted per session.
+   One untimed session runs first, so per-process start-up costs are not counted per session; then
+   `--repeat` timed runs (default 3), each a fresh eval of 64 sessions, and their median share.
 2. Prompt tokens per task, baseline vs full LedgerAgent vs full with transcript compaction, on the
    same scripted sessions (each task's gold-agent turns replayed under each mode).
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import sys
 import tempfile
 import time
@@ -78,7 +80,7 @@ def responder_for(domain_name: str):
     return replaying_responder(asyncio.run(run_gold(domain, task)).events)
 
 
-def throughput(domain_name: str, sessions: int, latency: float) -> None:
+def throughput(domain_name: str, sessions: int, latency: float, repeat: int = 3) -> None:
     import functools
     import os
 
@@ -90,7 +92,7 @@ def throughput(domain_name: str, sessions: int, latency: float) -> None:
     os.environ["LEDGER_TUI_BENCH_DOMAIN"] = domain_name
     proc, base_url = serve_in_subprocess("benchmarks.eval:_env_responder", latency)
     try:
-        _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name)
+        _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat)
     finally:
         proc.terminate()
         proc.wait()
@@ -102,7 +104,10 @@ def _env_responder():
     return responder_for(os.environ["LEDGER_TUI_BENCH_DOMAIN"])
 
 
-def _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name):
+def _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat):
+    shares = []
+    print(f"throughput: {sessions} sessions of {domain_name} task {task.id}, concurrency {sessions}, latency {latency * 1000:.0f} ms")
+    print(f"  model calls per session {calls + customer_calls} (agent {calls}, customer {customer_calls}); latency-bound session {per_session:.2f} s")
     with tempfile.TemporaryDirectory() as tmp:
 
         def model():
@@ -113,20 +118,23 @@ def _run_throughput(domain, task, gold, sessions, latency, base_url, calls, cust
         warm = EvalConfig(domain=domain, tasks=[task], modes=["full"], trials=1, out=Path(tmp) / "warm",
                           agent_model=model, user_model=model, concurrency=1)
         asyncio.run(run_eval(warm))
-        config = EvalConfig(
-            domain=domain, tasks=[task], modes=["full"], trials=sessions, out=Path(tmp) / "timed",
-            agent_model=model, user_model=model, concurrency=sessions,
-        )
-        start = time.perf_counter()
-        results = asyncio.run(run_eval(config))
-        wall = time.perf_counter() - start
-    passed = sum(r.passed for r in results)
-    achieved = len(results) / wall
-    ideal = sessions / per_session
-    print(f"throughput: {len(results)} sessions of {domain_name} task {task.id}, concurrency {sessions}, latency {latency * 1000:.0f} ms")
-    print(f"  model calls per session {calls + customer_calls} (agent {calls}, customer {customer_calls}); latency-bound session {per_session:.2f} s")
-    print(f"  wall {wall:.2f} s; achieved {achieved:.2f} sessions/s; ideal {ideal:.2f} sessions/s; share {100 * achieved / ideal:.1f} %")
-    print(f"  graded: {passed}/{len(results)} passed (the replayed gold turns should pass every time)")
+        for run in range(repeat):
+            config = EvalConfig(
+                domain=domain, tasks=[task], modes=["full"], trials=sessions, out=Path(tmp) / f"timed-{run}",
+                agent_model=model, user_model=model, concurrency=sessions,
+            )
+            start = time.perf_counter()
+            results = asyncio.run(run_eval(config))
+            wall = time.perf_counter() - start
+            passed = sum(r.passed for r in results)
+            achieved = len(results) / wall
+            ideal = sessions / per_session
+            shares.append(100 * achieved / ideal)
+            print(
+                f"  run {run + 1}: wall {wall:.2f} s; achieved {achieved:.2f} sessions/s; ideal {ideal:.2f} sessions/s; "
+                f"share {shares[-1]:.1f} %; graded {passed}/{len(results)} passed"
+            )
+    print(f"  share of ideal: median {statistics.median(shares):.1f} % (min {min(shares):.1f}, max {max(shares):.1f}) over {repeat} runs")
 
 
 async def prompt_tokens(domain, task, events, mode: str, compact: bool) -> int:
@@ -163,6 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per domain (the median is reported)")
     parser.add_argument("--domain", action="append", help="domain(s) for the throughput run (default: all four)")
     parser.add_argument("--skip-tokens", action="store_true")
     args = parser.parse_args()
@@ -173,7 +182,7 @@ def main() -> None:
     except LedgerTuiError as exc:
         raise SystemExit(str(exc)) from None
     for name in names:
-        throughput(name, args.sessions, args.latency)
+        throughput(name, args.sessions, args.latency, args.repeat)
     if not args.skip_tokens:
         print()
         tokens(["airline", "retail", "telecom", "telehealth"])

@@ -26,9 +26,12 @@ _REASONS = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Interna
 
 
 class LoopbackServer:
-    def __init__(self, responder: Responder, latency: float = 0.0) -> None:
+    def __init__(self, responder: Responder, latency: float = 0.0, keep_requests: bool = True) -> None:
         self.responder = responder
         self.latency = latency
+        # a benchmark's server answers thousands of long requests: keeping them all would grow its
+        # heap and slow its garbage collection, and with it every reply
+        self.keep_requests = keep_requests
         self.requests: list[dict[str, Any]] = []
         self.connections = 0
         self.open_connections = 0
@@ -85,7 +88,8 @@ class LoopbackServer:
                     status, payload, spec = 404, b"{}", {}
                 else:
                     body = json.loads(raw or b"{}")
-                    self.requests.append(body)
+                    if self.keep_requests:
+                        self.requests.append(body)
                     spec = self.responder(body)
                     status = spec.get("status", 200)
                     if "raw" in spec:
@@ -93,7 +97,7 @@ class LoopbackServer:
                     elif status != 200:
                         payload = json.dumps({"error": {"message": "injected failure", "type": "server_error"}}).encode()
                     else:
-                        payload = json.dumps(_completion(body, spec)).encode()
+                        payload = json.dumps(_completion(body, spec, len(raw))).encode()
                 wait = self.latency - (loop.time() - arrived)
                 if wait > 0:
                     await asyncio.sleep(wait)
@@ -117,7 +121,8 @@ class LoopbackServer:
 _counter = 0
 
 
-def _completion(request: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def _completion(request: dict[str, Any], spec: dict[str, Any], size: int) -> dict[str, Any]:
+    """A chat completion from a reply spec; usage counts the request body at ~4 bytes a token."""
     global _counter
     _counter += 1
     calls = []
@@ -133,7 +138,6 @@ def _completion(request: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]
     message: dict[str, Any] = {"role": "assistant", "content": spec.get("text")}
     if calls:
         message["tool_calls"] = calls
-    prompt_chars = sum(len(json.dumps(m)) for m in request.get("messages", []))
     return {
         "id": f"chatcmpl-{_counter}",
         "object": "chat.completion",
@@ -141,9 +145,9 @@ def _completion(request: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]
         "model": request.get("model", "loopback"),
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": {
-            "prompt_tokens": prompt_chars // 4,
+            "prompt_tokens": size // 4,
             "completion_tokens": 10,
-            "total_tokens": prompt_chars // 4 + 10,
+            "total_tokens": size // 4 + 10,
         },
     }
 
@@ -160,7 +164,8 @@ def sequence(replies: list[dict[str, Any]]) -> Responder:
 
 def serve_in_subprocess(responder_spec: str, latency: float = 0.0):
     """Start `python -m tests.loopback SPEC LATENCY` in another process (no GIL shared with the
-    code under test); returns (process, base_url). SPEC is `module:function` returning a responder."""
+    code under test); returns (process, base_url). SPEC is `module:function` returning a responder.
+    That server keeps no request log."""
     import subprocess
     import sys
 
@@ -180,7 +185,7 @@ if __name__ == "__main__":
 
     module, _, name = sys.argv[1].partition(":")
     factory = getattr(importlib.import_module(module), name)
-    with LoopbackServer(factory(), latency=float(sys.argv[2])) as server:
+    with LoopbackServer(factory(), latency=float(sys.argv[2]), keep_requests=False) as server:
         print(server.base_url, flush=True)
         try:
             server.thread.join()
