@@ -31,10 +31,17 @@ class CowRecords(MutableMapping[str, Any]):
 
     def __init__(self, base: dict[str, BaseModel], texts: dict[str, str]) -> None:
         self._base = base
-        self._keys: dict[str, None] = dict.fromkeys(base)
+        # the key set, in order; the pristine dict itself until a key is added or removed (copying
+        # thousands of keys for every session costs more than the rest of its set-up)
+        self._keys: dict[str, Any] = base
         self._own: dict[str, Any] = {}
         self._texts = texts  # shared: canonical text of each pristine record, filled lazily
         self._reading = False
+
+    def _own_keys(self) -> dict[str, Any]:
+        if self._keys is self._base:
+            self._keys = dict.fromkeys(self._base)
+        return self._keys
 
     def __getitem__(self, key: str) -> Any:
         own = self._own.get(key)
@@ -49,11 +56,12 @@ class CowRecords(MutableMapping[str, Any]):
         return mine
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._keys[key] = None
+        if key not in self._keys:
+            self._own_keys()[key] = None
         self._own[key] = value
 
     def __delitem__(self, key: str) -> None:
-        del self._keys[key]
+        del self._own_keys()[key]
         self._own.pop(key, None)
 
     def __iter__(self) -> Iterator[str]:

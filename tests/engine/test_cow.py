@@ -50,3 +50,18 @@ def test_reads_share_records_writes_copy_them():
     assert order_id not in env.db.orders._own, "a read must not copy the record"
     env.db.orders[order_id]  # touched outside a read: private copy from now on
     assert order_id in env.db.orders._own
+
+
+def test_records_added_or_removed_in_one_session_stay_there():
+    domain = load_domain("retail")
+    env, other = Environment(domain), Environment(domain)
+    orders = env.db.orders
+    first, second = list(orders)[:2]
+    copy = orders[first].model_copy(update={"order_id": "#W0000001"})
+    orders["#W0000001"] = copy
+    del orders[second]
+    assert list(orders)[-1] == "#W0000001" and second not in orders and len(orders) == len(other.db.orders)
+    assert "#W0000001" not in other.db.orders and second in other.db.orders
+    env.touched()
+    assert env.digests()[0] == plain_digest(env.db) != other.digests()[0]
+    assert Environment(domain).digests()[0] == other.digests()[0] == plain_digest(other.db)
