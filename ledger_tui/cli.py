@@ -90,6 +90,27 @@ def domains() -> None:
         typer.echo("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
 
 
+@app.command("tasks")
+def list_tasks(
+    domain: str = typer.Argument(..., help="Domain whose tasks to list."),
+    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help="A τ²-bench domain data folder instead."),
+    split: Optional[str] = typer.Option(None, "--split", help="With --tau2-data: a split of split_tasks.json."),
+) -> None:
+    """List a domain's task ids (for `eval --tasks` and `run --task`) with their gold actions, or the
+    write a refusal task must stop."""
+    from ledger_tui.eval.tau2 import tau2_domain
+
+    _, tasks = tau2_domain(domain, tau2_data, split)
+    width = max((len(t.id) for t in tasks), default=4) + 2
+    for t in tasks:
+        if t.is_refusal and t.ledger_tui.forbidden_action is not None:
+            what = f"refuse {t.ledger_tui.forbidden_action.name} ({t.ledger_tui.expected_verdict})"
+        else:
+            what = ", ".join(a.name for a in t.gold_actions) or "no action"
+        typer.echo(f"{t.id:<{width}}{what}")
+    typer.echo(f"{plural(len(tasks), 'task')}")
+
+
 @app.command()
 def run(
     script: Optional[Path] = typer.Option(None, "--script", "-s", help="Scripted conversation (JSON)."),

@@ -216,3 +216,14 @@ def test_a_resumed_eval_says_what_was_already_done(tmp_path: Path):
     shown = again.stdout + again.stderr
     assert f"resuming {tmp_path}: 2 of 2 runs already done, 0 to run" in shown and "passed in this run" not in shown
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_tasks_lists_the_ids_eval_accepts():
+    out = cli("tasks", "airline")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-1] == "24 tasks"
+    first = lines[0].split()
+    assert first[0] == "airline_01_cancel_recent_booking" and first[-1] == "cancel_reservation"
+    assert any(line.split()[0] == "airline_15_refuse_cancel_uninsured_economy" and "refuse cancel_reservation (BLOCK)" in line for line in lines)
+    assert "Unknown domain" in one_sentence_error(cli("tasks", "nowhere"))
