@@ -81,12 +81,11 @@ def responder_for(domain_name: str):
 
 
 def throughput(domain_name: str, sessions: int, latency: float, repeat: int = 3) -> None:
-    import functools
     import os
 
     domain, task = _task(domain_name)
     gold = asyncio.run(run_gold(domain, task))
-    calls = sum(isinstance(e, AssistantMessage) for e in gold.events) - 0  # agent calls
+    calls = sum(isinstance(e, AssistantMessage) for e in gold.events)  # agent calls
     customer_calls = sum(isinstance(e, UserMessage) for e in gold.events) + 1  # + the closing ###STOP###
     per_session = (calls + customer_calls) * latency
     os.environ["LEDGER_TUI_BENCH_DOMAIN"] = domain_name

@@ -316,7 +316,7 @@ def eval_command(
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
-    from ledger_tui.eval.runner import EvalConfig, run_eval, select_tasks
+    from ledger_tui.eval.runner import EvalConfig, select_tasks
     from ledger_tui.eval.summary import plot, summarize, table
     from ledger_tui.eval.tau2 import tau2_domain
 

@@ -233,7 +233,6 @@ class OpenAIModel:
         timeout: float = 60.0,
         max_retries: int = 2,
     ) -> None:
-        import openai
 
         self.model = model or os.environ.get("OPENAI_MODEL") or "gpt-4o-mini"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")

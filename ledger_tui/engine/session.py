@@ -37,7 +37,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
-from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.models import Model
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
 from ledger_tui.engine.prompt import assistant_message, build_messages, system_prompt, token_split
 from ledger_tui.engine.store import TrajectoryWriter

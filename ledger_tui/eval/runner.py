@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ModelError, TransientModelError
-from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, Refusal, ToolResult
+from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, ToolResult
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, gold_digests, run_gold
 from ledger_tui.engine.models import Model, ModelTurn

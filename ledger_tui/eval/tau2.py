@@ -26,7 +26,6 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
     GateDecided,
-    LedgerUpdated,
     SessionEnded,
     SessionStarted,
     ToolCall,

@@ -1,6 +1,5 @@
 """End to end: two tasks × 4 trials × two modes, the loopback server playing agent and customer."""
 
-import asyncio
 import gc
 import json
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, Verdict
 from ledger_tui.engine.fold import fold
-from ledger_tui.engine.store import write_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.replay import ReplayScreen
 from ledger_tui.ui.screens.why import WhyScreen

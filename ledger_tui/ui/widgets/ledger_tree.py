@@ -9,7 +9,7 @@ from component classes styled in app.tcss, resolved at render time so themes app
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from rich.style import Style
 from rich.text import Text
