@@ -52,3 +52,10 @@ class RunChosen(Message):
     """The operator picked a run in the browse list (Enter) to replay it."""
 
     row: RunRow
+
+
+@dataclass
+class DecisionHighlighted(Message):
+    """The gate log's cursor is on this decision now (None: the log shows no row)."""
+
+    decided: GateDecided | None

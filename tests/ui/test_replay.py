@@ -186,3 +186,27 @@ async def test_palette_finds_jump_to_step(toy, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen.cursor == 7
+
+
+async def test_the_highlighted_decision_is_spelled_out_under_the_gate_log(toy, tmp_path):
+    from ledger_tui.ui.widgets import GateReason
+
+    path, events = await revise_trajectory(toy, tmp_path)
+    decisions = [e for e in events if isinstance(e, GateDecided)]
+    app = make_app(trajectory=path, step=0, domain=toy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        strip = screen.query_one(GateReason)
+        assert not strip.display, "no decision yet, nothing to spell out"
+        await pilot.press("n")
+        await pilot.pause()
+        first = decisions[0].decision
+        shown = str(strip.render())
+        assert strip.display and shown.startswith(f"REVISE step {decisions[0].seq}:")
+        assert first.failed()[0].name in shown and strip.has_class("-revise")
+        await pilot.press("n")
+        await pilot.pause()
+        assert str(strip.render()).startswith(f"ALLOW step {decisions[1].seq}: all checks passed")
+        screen.filter_gate_log(Verdict.BLOCK)
+        await pilot.pause()
+        assert not strip.display, "a filter that leaves no row leaves nothing to spell out"

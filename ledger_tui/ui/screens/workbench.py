@@ -19,10 +19,10 @@ from textual.widgets import Footer
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
 from ledger_tui.engine.fold import SessionState, fold
-from ledger_tui.ui.messages import DecisionChosen
+from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
-from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, LedgerTree, StatusBar
+from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, StatusBar
 
 EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
 
@@ -56,6 +56,7 @@ class WorkbenchScreen(Screen[None]):
             with Vertical(id="side"):
                 yield LedgerTree(id="ledger")
                 yield GateLog(id="gate-log")
+                yield GateReason(id="gate-reason")
         yield from self.compose_bottom()
         yield Footer()
 
@@ -90,6 +91,9 @@ class WorkbenchScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(screen_keys(self), console=self.console))
+
+    def on_decision_highlighted(self, message: DecisionHighlighted) -> None:
+        self.query_one(GateReason).show(message.decided)
 
     def on_decision_chosen(self, message: DecisionChosen) -> None:
         self.explain(message.decided)

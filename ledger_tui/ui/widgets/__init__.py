@@ -4,6 +4,7 @@ from ledger_tui.ui.widgets.browse_bar import BrowseBar
 from ledger_tui.ui.widgets.busy import BusyIndicator
 from ledger_tui.ui.widgets.conversation import ConversationView
 from ledger_tui.ui.widgets.gate_log import GateLog
+from ledger_tui.ui.widgets.gate_reason import GateReason
 from ledger_tui.ui.widgets.ledger_tree import LedgerTree
 from ledger_tui.ui.widgets.replay_bar import ReplayBar
 from ledger_tui.ui.widgets.run_detail import RunDetail
@@ -15,6 +16,7 @@ __all__ = [
     "BusyIndicator",
     "ConversationView",
     "GateLog",
+    "GateReason",
     "LedgerTree",
     "ReplayBar",
     "RunDetail",

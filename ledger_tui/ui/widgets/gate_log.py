@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from ledger_tui.engine.events import GateDecided, Verdict
-from ledger_tui.ui.messages import DecisionChosen
+from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 
 
 class GateLog(DataTable[Text]):
@@ -78,6 +78,8 @@ class GateLog(DataTable[Text]):
                 self._add_row(decided)
         if self.row_count:
             self.move_cursor(row=self.row_count - 1)
+        else:
+            self.post_message(DecisionHighlighted(None))
         self._update_title()
 
     def filter(self, verdict: Verdict | None) -> None:
@@ -87,6 +89,8 @@ class GateLog(DataTable[Text]):
         for decided in self._decisions:
             if self._shows(decided):
                 self._add_row(decided)
+        if not self.row_count:
+            self.post_message(DecisionHighlighted(None))
         self._update_title()
 
     def selected(self) -> GateDecided | None:
@@ -95,6 +99,9 @@ class GateLog(DataTable[Text]):
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return next((d for d in self._decisions if str(d.seq) == key), None)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.post_message(DecisionHighlighted(self.selected()))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """A click on a highlighted row explains it, like Enter."""
@@ -117,7 +124,7 @@ class GateLog(DataTable[Text]):
             Text(str(decided.seq), style=style),
             Text(d.verdict.value, style=style + Style(bold=True)),
             Text(d.call.name, style=style, overflow="ellipsis", no_wrap=True),
-            Text(_why(d), style=style, overflow="ellipsis", no_wrap=True),
+            Text(describe(d), style=style, overflow="ellipsis", no_wrap=True),
             key=str(decided.seq),
         )
 
@@ -134,7 +141,7 @@ class GateLog(DataTable[Text]):
         self.border_title = Content(self.title_text)  # literal: "[BLOCK only]" is not markup
 
 
-def _why(decision) -> str:
+def describe(decision) -> str:
     """What a narrow pane must show first: the failed predicates, then the reason."""
     failed = [p.name for p in decision.failed()]
     if not failed:
