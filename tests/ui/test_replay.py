@@ -210,3 +210,14 @@ async def test_the_highlighted_decision_is_spelled_out_under_the_gate_log(toy, t
         screen.filter_gate_log(Verdict.BLOCK)
         await pilot.pause()
         assert not strip.display, "a filter that leaves no row leaves nothing to spell out"
+
+
+async def test_the_replay_hands_the_garbage_collector_back_when_it_closes(toy, tmp_path):
+    import gc
+
+    path, _ = await revise_trajectory(toy, tmp_path)
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() > 0, "the loaded trajectory is kept out of full collections"
+    assert gc.get_freeze_count() == 0

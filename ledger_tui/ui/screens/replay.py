@@ -7,6 +7,7 @@ updates what differs: the conversation rewinds or appends, the ledger tree relab
 
 from __future__ import annotations
 
+import gc
 import heapq
 from pathlib import Path
 from typing import Sequence
@@ -91,6 +92,13 @@ class ReplayScreen(WorkbenchScreen):
             self.notify(self._past_end, severity="warning")
         self.cursor = self._start
         self.gate_log.focus()
+        # The trajectory, its timeline and the widgets live as long as the screen: out of the
+        # collector's way, a full collection no longer rescans them (~0.1 s on 2,000 events, a
+        # visible stutter every few steps).
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()
 
     @property
     def cursor_index(self) -> int:
