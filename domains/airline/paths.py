@@ -4,10 +4,8 @@ Canonical paths: `users.<user_id>`, `reservations.<reservation_id>`, `flights.<n
 (the date's entry: at least its `status`; search results add seats, prices, route and times) and
 `airports`. A search result yields one path per leg, so one search can ground a whole booking.
 
-Writes that move money need the reservation's owner to know which user record went stale, but a
-`touches` callable only sees the arguments. The update tools therefore note the owner of every
-reservation they change in `OWNERS` as they run (an owner never changes, so this cache is a fact,
-not state), and `update_touches` consults it right after the call.
+Writes that move money make the reservation's owner stale too; the owner is not an argument, so
+`update_touches` reads it from the write's result (the updated reservation).
 """
 
 from __future__ import annotations
@@ -15,9 +13,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ledger_tui.engine.events import SuggestedCall
-
-# reservation id -> owner user id, noted by the update tools as they run (see module docstring)
-OWNERS: dict[str, str] = {}
 
 SOURCES: list[tuple[str, str]] = [
     ("users.{user_id}", "get_user_details"),
@@ -81,7 +76,7 @@ def identifies_user(arguments: dict[str, Any], value: Any) -> str | None:
 # ---------------------------------------------------------------------------- writes
 
 
-def booking_touches(arguments: dict[str, Any]) -> list[str]:
+def booking_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     """A booking debits the user's gift cards/certificates and takes seats on every flight."""
     paths = [user_path(str(arguments.get("user_id", "*")))]
     for f in arguments.get("flights") or []:
@@ -90,13 +85,14 @@ def booking_touches(arguments: dict[str, Any]) -> list[str]:
     return paths
 
 
-def update_touches(arguments: dict[str, Any]) -> list[str]:
-    """A baggage or flight update changes the reservation and, paid by gift card, its owner's balance."""
+def update_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
+    """A baggage or flight update changes the reservation and, paid by gift card, its owner's
+    balance (the owner from the updated reservation; every user when the result does not say)."""
     rid = str(arguments.get("reservation_id", ""))
     paths = [reservation_path(rid)]
     if str(arguments.get("payment_id", "")).startswith("gift_card"):
-        owner = OWNERS.get(rid)
-        paths.append(user_path(owner) if owner else "users.*")
+        owner = result.get("user_id") if isinstance(result, dict) else None
+        paths.append(user_path(owner) if isinstance(owner, str) and owner else "users.*")
     return paths
 
 

@@ -327,7 +327,6 @@ def cancel_reservation(db: FlightDB, args: ReservationIdArgs) -> Reservation:
 def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
     res = _reservation(db, args.reservation_id)
     user = _user(db, res.user_id)
-    paths.OWNERS[res.reservation_id] = res.user_id
     total = BAG_FEE * max(0, args.nonfree_baggages - res.nonfree_baggages)
     payment = _charge_update(user, args.payment_id, total)
     if payment is not None:
@@ -342,7 +341,6 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
     seat check; every other segment is priced now. No seats move, origin/destination never change."""
     res = _reservation(db, args.reservation_id)
     user = _user(db, res.user_id)
-    paths.OWNERS[res.reservation_id] = res.user_id
     count = len(res.passengers)
     new_flights: list[ReservationFlight] = []
     total = 0

@@ -51,15 +51,22 @@ def absorb_catalog(arguments: dict[str, Any], value: Any) -> Pairs:
     yield "catalog", json.loads(value) if isinstance(value, str) else value
 
 
-def touches_order_and_owner(arguments: dict[str, Any]) -> list[str]:
-    return [f"orders.{arguments.get('order_id')}", "users.*"]
+def _owner(result: Any) -> str:
+    """The order's owner from the write's result (the updated order); every user if it does not say."""
+    owner = result.get("user_id") if isinstance(result, dict) else None
+    return f"users.{owner}" if isinstance(owner, str) and owner else "users.*"
 
 
-def touches_order_and_gift_card_owner(arguments: dict[str, Any]) -> list[str]:
+def touches_order_and_owner(arguments: dict[str, Any], result: Any = None) -> list[str]:
+    """A cancellation or return refunds to the owner's payment methods (a gift card's balance)."""
+    return [f"orders.{arguments.get('order_id')}", _owner(result)]
+
+
+def touches_order_and_gift_card_owner(arguments: dict[str, Any], result: Any = None) -> list[str]:
     """An item change moves a balance only when the difference is settled with a gift card."""
     touched = [f"orders.{arguments.get('order_id')}"]
     if str(arguments.get("payment_method_id", "")).startswith("gift_card"):
-        touched.append("users.*")
+        touched.append(_owner(result))
     return touched
 
 

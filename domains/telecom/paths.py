@@ -50,7 +50,7 @@ def identifies_unique_customer(arguments: dict[str, Any], value: Any) -> str | N
     return None
 
 
-def refuel_touches(arguments: dict[str, Any]) -> list[str]:
+def refuel_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     """Refuelling changes the line and its usage, a draft bill, and maybe the customer's bill list."""
     line, customer = arguments.get("line_id"), arguments.get("customer_id")
     out = [f"lines.{line}", f"usage.{line}", "bills.*"] if line else ["lines.*", "usage.*", "bills.*"]

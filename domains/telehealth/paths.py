@@ -78,7 +78,7 @@ def interactions(arguments: dict[str, Any], value: Any) -> Pairs:
 # --------------------------------------------------------------------------- writes
 
 
-def schedule_touches(arguments: dict[str, Any]) -> list[str]:
+def schedule_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     """A booking adds an appointment to the patient and takes slots from the provider."""
     return [
         f"patients.{arguments.get('patient_id')}",
@@ -87,17 +87,19 @@ def schedule_touches(arguments: dict[str, Any]) -> list[str]:
     ]
 
 
-def appointment_touches(arguments: dict[str, Any]) -> list[str]:
-    """Rescheduling or cancelling changes the appointment and frees/takes its provider's slots
-    (the provider id is not an argument, so every provider read goes stale)."""
-    return [f"appointments.{arguments.get('appointment_id')}", "providers.*"]
+def appointment_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
+    """Rescheduling or cancelling changes the appointment and frees/takes its provider's slots (the
+    provider is not an argument: it comes from the updated appointment, else every provider)."""
+    provider = result.get("provider_id") if isinstance(result, dict) else None
+    providers = f"providers.{provider}" if isinstance(provider, str) and provider else "providers.*"
+    return [f"appointments.{arguments.get('appointment_id')}", providers]
 
 
-def prescription_touches(arguments: dict[str, Any]) -> list[str]:
+def prescription_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     return [f"prescriptions.{arguments.get('prescription_id')}"]
 
 
-def record_touches(arguments: dict[str, Any]) -> list[str]:
+def record_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     return [f"records.{arguments.get('record_id')}"]
 
 

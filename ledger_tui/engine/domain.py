@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 ToolKind = Literal["read", "write", "generic"]
 PathMap = Callable[[dict[str, Any], Any], Iterable[tuple[str, Any]]]
-Touches = tuple[str, ...] | Callable[[dict[str, Any]], Iterable[str]]
+# path templates over the arguments, or a function of the arguments and the write's result (plain
+# JSON): the result names what the arguments do not (the owner of an order, an appointment's provider)
+Touches = tuple[str, ...] | Callable[[dict[str, Any], Any], Iterable[str]]
 
 
 class ToolError(Exception):
@@ -40,7 +42,8 @@ class Tool:
     dict or text), or raises `ToolError`. For reads, `absorbs(arguments, result)` yields the
     `(path, value)` pairs the ledger records (values are plain JSON). For writes, `touches` lists
     the path templates (over the arguments: `reservations.{reservation_id}`; `prefix.*` for a whole
-    subtree) that a successful call makes stale. `identifies` returns the customer id a successful
+    subtree) that a successful call makes stale, or is `touches(arguments, result)` when the
+    result says which records changed. `identifies` returns the customer id a successful
     read authenticates, if it is an identification tool.
     """
 
@@ -54,9 +57,11 @@ class Tool:
     identifies: Callable[[dict[str, Any], Any], str | None] | None = None
     requestor: Literal["assistant", "user"] = "assistant"
 
-    def touched_paths(self, arguments: dict[str, Any]) -> list[str]:
+    def touched_paths(self, arguments: dict[str, Any], result: Any = None) -> list[str]:
+        """The paths a successful call made stale; `result` is its return as plain JSON (None when
+        unknown: a callable must then fall back to whole subtrees)."""
         if callable(self.touches):
-            return list(self.touches(arguments))
+            return list(self.touches(arguments, result))
         out = []
         for template in self.touches:
             try:

@@ -51,7 +51,7 @@ def observe_write(
     tool = outcome.tool
     if outcome.error or tool is None or tool.kind == "read":
         return ledger, []
-    touched = tool.touched_paths(call.arguments)
+    touched = tool.touched_paths(call.arguments, jsonable(outcome.value))
     if not touched:
         return ledger, []
     who = "the customer" if call.requestor == "user" else "a write"

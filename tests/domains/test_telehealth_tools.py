@@ -230,6 +230,9 @@ def test_writes_make_the_paths_they_change_stale():
     assert DOMAIN.tool("schedule_appointment").touched_paths({"patient_id": "p", "provider_id": "DR1"}) == [
         "patients.p", "patient_appointments.p", "providers.DR1",
     ]
+    # the provider is not an argument: it comes from the updated appointment, else every provider
+    cancelled = {"appointment_id": "A", "provider_id": "DR7", "status": "cancelled"}
+    assert DOMAIN.tool("cancel_appointment").touched_paths({"appointment_id": "A"}, cancelled) == ["appointments.A", "providers.DR7"]
     assert DOMAIN.tool("cancel_appointment").touched_paths({"appointment_id": "A"}) == ["appointments.A", "providers.*"]
     assert DOMAIN.tool("update_prescription_supplier").touched_paths({"prescription_id": "RX"}) == ["prescriptions.RX"]
     assert DOMAIN.tool("update_medical_record_note").touched_paths({"record_id": "MR"}) == ["records.MR"]
@@ -348,3 +351,18 @@ def test_late_cancellation_script_is_blocked_then_the_visit_is_moved():
     assert any(isinstance(e, Refusal) for e in session.events)
     appointment = session.env.db.appointments["APT10456"]
     assert appointment.status == "scheduled" and appointment.start == "2025-03-11T09:00:00"
+
+
+def test_a_cancellation_makes_only_its_own_provider_stale():
+    from ledger_tui.testing import Probe
+
+    probe = Probe("telehealth")
+    appointment = next(a for a in probe.env.db.appointments.values() if a.status == "scheduled" and a.start > NOW)
+    other = next(pid for pid in probe.env.db.providers if pid != appointment.provider_id)
+    for provider in (appointment.provider_id, other):
+        probe.read("get_provider_details", provider_id=provider)
+    probe.read("get_appointment_details", appointment_id=appointment.appointment_id)
+    assert not probe.write("cancel_appointment", appointment_id=appointment.appointment_id).error
+    stale = {path for path in probe.ledger if not probe.ledger.fresh(path)}
+    assert stale == {f"appointments.{appointment.appointment_id}", f"providers.{appointment.provider_id}"}
+    assert probe.ledger.fresh(f"providers.{other}"), "another provider's slots did not change"
