@@ -28,7 +28,7 @@ from ledger_tui.engine.gold import run_gold
 from ledger_tui.engine.ledger import Ledger, absorb, render
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.serialize import jsonable
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import load_tasks
 
 LEDGER_SIZE = 50
@@ -129,8 +129,7 @@ def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
         session.model.complete = timed  # type: ignore[method-assign]
 
         async def run():
-            async for _ in session.agent_turn():
-                pass
+            await drain(session.agent_turn())
 
         asyncio.run(run())
         session.close()

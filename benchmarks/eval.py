@@ -30,7 +30,7 @@ from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
 from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
 from ledger_tui.engine.models import OpenAIModel, ReplayModel, RetryingModel  # noqa: E402
-from ledger_tui.engine.session import Session  # noqa: E402
+from ledger_tui.engine.session import Session, drain  # noqa: E402
 from ledger_tui.engine.tasks import load_tasks  # noqa: E402
 from ledger_tui.eval.runner import EvalConfig, run_eval  # noqa: E402
 from tests.loopback import serve_in_subprocess  # noqa: E402
@@ -138,12 +138,10 @@ def _run_throughput(domain, task, gold, sessions, latency, base_url, calls, cust
 
 async def prompt_tokens(domain, task, events, mode: str, compact: bool) -> int:
     session = Session(domain, ReplayModel(events), mode, env=fresh_environment(domain, task), compact=compact, timestamps=False)  # type: ignore[arg-type]
-    async for _ in session.start():
-        pass
+    await drain(session.start())
     for e in events:
         if isinstance(e, UserMessage):
-            async for _ in session.user_says(e.text):
-                pass
+            await drain(session.user_says(e.text))
     return session.state.totals.prompt_tokens
 
 

@@ -144,7 +144,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     from domains import load_domain
     from ledger_tui.engine.models import ScriptedModel
     from ledger_tui.engine.script import load_script, run_script
-    from ledger_tui.engine.session import Session
+    from ledger_tui.engine.session import Session, drain
 
     script = load_script(script_path)
     if domain_name and domain_name != script.domain:
@@ -171,15 +171,12 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     )
     problem: LedgerTuiError | None = None
     try:
-        async for _ in session.start():
-            pass
+        await drain(session.start())
         try:
-            async for _ in run_script(session, script, model):
-                pass
+            await drain(run_script(session, script, model))
         except LedgerTuiError as exc:
             problem = exc
-        async for _ in session.end("script error" if problem else "script finished"):
-            pass
+        await drain(session.end("script error" if problem else "script finished"))
     finally:
         session.close()
     for line in _summary(session, out):

@@ -87,17 +87,14 @@ async def play_script(domain: Domain, path: Path, mode: str = "full"):
     """Play a scripted session file through the real loop (no trajectory file); returns the session."""
     from ledger_tui.engine.models import ScriptedModel
     from ledger_tui.engine.script import load_script, run_script
-    from ledger_tui.engine.session import Session
+    from ledger_tui.engine.session import Session, drain
 
     script = load_script(path)
     model = ScriptedModel(name="scripted")
     session = Session(domain, model, mode, timestamps=False)  # type: ignore[arg-type]
-    async for _ in session.start():
-        pass
-    async for _ in run_script(session, script, model):
-        pass
-    async for _ in session.end("script finished"):
-        pass
+    await drain(session.start())
+    await drain(run_script(session, script, model))
+    await drain(session.end("script finished"))
     return session
 
 

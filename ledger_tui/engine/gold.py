@@ -22,7 +22,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import Event, GateDecided, GateDecision, ToolCall, ToolResult, Verdict
 from ledger_tui.engine.models import FunctionModel, ModelTurn
-from ledger_tui.engine.session import Mode, Session
+from ledger_tui.engine.session import Mode, Session, drain
 from ledger_tui.engine.tasks import Action, Task
 
 YES = "Yes, please go ahead."
@@ -254,29 +254,24 @@ async def run_gold(
         timestamps=out is not None,
     )
     agent.session = session
-    async for _ in session.start():
-        pass
+    await drain(session.start())
     opening = task.ledger_tui.opening or task.user_scenario.text() or "Hello."
-    async for _ in session.user_says(opening):
-        pass
+    await drain(session.user_says(opening))
     for _ in range(max_customer_turns):
         agent.resolve()
         if agent.finished or (not agent.plan and agent.current is None and not agent.customer_todo and not agent.retry_next):
             break
         if agent.customer_todo:
             for action in agent.customer_todo:
-                async for _ in session.customer_action(action.name, action.arguments):
-                    pass
+                await drain(session.customer_action(action.name, action.arguments))
             agent.customer_todo = []
             reply = "Done, I did that on my phone."
         elif agent.awaiting_yes:
             reply = YES
         else:
             reply = "Please continue."
-        async for _ in session.user_says(reply):
-            pass
-    async for _ in session.end("gold agent finished"):
-        pass
+        await drain(session.user_says(reply))
+    await drain(session.end("gold agent finished"))
 
     problems = list(agent.problems)
     for outcome in agent.outcomes:

@@ -15,7 +15,7 @@ import datetime as _dt
 import hashlib
 import uuid
 from pathlib import Path
-from typing import Any, AsyncIterator, Literal
+from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
@@ -348,3 +348,7 @@ class Session:
         for update in updates:
             yield self.emit(update)
 
+
+async def drain(stream: AsyncIterable[Event]) -> list[Event]:
+    """Run an event stream (`start()`, `user_says(...)`, `end()`, a script) to its end; its events."""
+    return [e async for e in stream]

@@ -16,7 +16,7 @@ from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, ToolCallProposed, UserMessage
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ReplayModel
-from ledger_tui.engine.session import MODES, Session
+from ledger_tui.engine.session import MODES, Session, drain
 from ledger_tui.engine.tasks import load_tasks
 
 
@@ -48,8 +48,7 @@ async def regress(domain: Domain, events: list[Event], mode: str = "full", out: 
         domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,
     )
-    async for _ in session.start():
-        pass
+    await drain(session.start())
     diverged = None
     for i, event in enumerate(events):
         if isinstance(event, UserMessage):
@@ -67,8 +66,7 @@ async def regress(domain: Domain, events: list[Event], mode: str = "full", out: 
         async for e in stream:
             if isinstance(e, Notice) and e.level == "error" and diverged is None:
                 diverged = f"at recorded step {event.seq}: {e.text}"
-    async for _ in session.end("regression replay"):
-        pass
+    await drain(session.end("regression replay"))
     before = [e.decision for e in events if isinstance(e, GateDecided)]
     after = [e.decision for e in session.events if isinstance(e, GateDecided)]
     report = RegressReport(len(before), len(after), diverged=diverged, events=session.events)

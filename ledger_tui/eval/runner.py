@@ -23,7 +23,7 @@ from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, T
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, gold_digests, run_gold
 from ledger_tui.engine.models import Model, ModelTurn
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Task
 from ledger_tui.eval.grade import grade_run
 from ledger_tui.eval.usersim import UserSimulator, stop_token
@@ -121,10 +121,8 @@ async def run_llm_trial(
     sim = UserSimulator(user, task, domain)
     termination = "max_steps"
     error: str | None = None
-    async for _ in session.start():
-        pass
-    async for _ in session.greet(GREETING):
-        pass
+    await drain(session.start())
+    await drain(session.greet(GREETING))
     sim.heard(GREETING)
     try:
         for _ in range(max_turns):
@@ -133,8 +131,7 @@ async def run_llm_trial(
             except ModelError as exc:
                 termination = "infrastructure_error" if isinstance(exc, TransientModelError) else "user_error"
                 error = f"customer simulator: {exc}"
-                async for _ in _notice(session, error):
-                    pass
+                await drain(_notice(session, error))
                 break
             for call in turn.tool_calls:
                 async for e in session.customer_action(call.name, call.arguments):
@@ -148,14 +145,12 @@ async def run_llm_trial(
                 text = text.replace(t, "").strip()
             if token is not None:
                 if text:
-                    async for _ in session.user_says(text, respond=False):
-                        pass
+                    await drain(session.user_says(text, respond=False))
                 termination = "user_stop"
                 break
             mark = len(session.events)
             agent.last_error = None
-            async for _ in session.user_says(text):
-                pass
+            await drain(session.user_says(text))
             if agent.last_error is not None:
                 termination = (
                     "infrastructure_error" if isinstance(agent.last_error, TransientModelError) else "agent_error"
@@ -173,8 +168,7 @@ async def run_llm_trial(
             if close is not None:
                 await close()
         grade = grade_run(domain, task, session.env, session.events, termination)
-        async for _ in session.end(termination, reward=grade.reward, termination=termination, grade=grade.to_json()):
-            pass
+        await drain(session.end(termination, reward=grade.reward, termination=termination, grade=grade.to_json()))
     result = TrialResult(
         domain=domain.name,
         task_id=task.id,

@@ -18,7 +18,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError, ModelError
 from ledger_tui.engine.events import Event
 from ledger_tui.engine.models import Model, ModelTurn
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
 from ledger_tui.ui.run_index import load_runs
@@ -73,8 +73,7 @@ class LedgerWorkbench(App[None]):
             session = first.session
             if session.state.ended is None and first._queue.empty():
                 try:
-                    async for _ in session.end("operator quit"):
-                        pass
+                    await drain(session.end("operator quit"))
                 except LedgerTuiError:
                     pass
             session.close()

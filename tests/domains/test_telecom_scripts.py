@@ -6,26 +6,13 @@ import asyncio
 
 from domains import load_domain
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, Refusal, ToolResult
-from ledger_tui.engine.models import ScriptedModel
-from ledger_tui.engine.script import load_script, run_script
-from ledger_tui.engine.session import Session
+from ledger_tui.testing import play_script
 
 DOMAIN = load_domain("telecom")
 
 
 def play(name: str) -> list:
-    script = load_script(DOMAIN.folder / "scripts" / f"{name}.json")
-    model = ScriptedModel(name="scripted")
-    session = Session(DOMAIN, model, "full", timestamps=False)
-
-    async def go() -> None:
-        async for _ in session.start():
-            pass
-        async for _ in run_script(session, script, model):
-            pass
-
-    asyncio.run(go())
-    return session.events
+    return asyncio.run(play_script(DOMAIN, DOMAIN.folder / "scripts" / f"{name}.json")).events
 
 
 def verdicts(events) -> list[tuple[str, str]]:

@@ -19,10 +19,9 @@ from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import GateDecided, Refusal, ToolCall
 from ledger_tui.engine.gate import SessionContext, suggest_read
-from ledger_tui.engine.models import ScriptedModel
-from ledger_tui.engine.script import load_script, run_script
 from ledger_tui.engine.serialize import digest
 from ledger_tui.engine.session import Session
+from ledger_tui.testing import play_script
 
 DOMAIN = load_domain("telehealth")
 PRISTINE = DOMAIN.load_db()
@@ -317,14 +316,7 @@ SCRIPTS = sorted((DOMAIN.folder / "scripts").glob("*.json"))
 
 
 async def _play(path: Path) -> Session:
-    script = load_script(path)
-    model = ScriptedModel(name="scripted")
-    session = Session(DOMAIN, model, "full", timestamps=False)
-    async for _ in session.start():
-        pass
-    async for _ in run_script(session, script, model):
-        pass
-    return session
+    return await play_script(DOMAIN, path)
 
 
 def _verdicts(session: Session) -> list[tuple[str, str]]:

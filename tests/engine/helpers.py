@@ -4,6 +4,9 @@ from typing import Any
 
 from ledger_tui.engine.events import Event, GateDecided, ToolCall
 from ledger_tui.engine.models import ModelTurn
+from ledger_tui.engine.session import drain
+
+__all__ = ["call", "drain", "turn", "verdicts"]
 
 
 def call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
@@ -12,10 +15,6 @@ def call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
 
 def turn(*calls: ToolCall, text: str = "") -> ModelTurn:
     return ModelTurn(text=text, tool_calls=tuple(calls))
-
-
-async def drain(stream) -> list[Event]:
-    return [e async for e in stream]
 
 
 def verdicts(events: list[Event]) -> list[str]:

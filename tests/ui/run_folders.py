@@ -20,7 +20,7 @@ from domains import load_domain
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import load_tasks
 from ledger_tui.eval.grade import grade_run
 from ledger_tui.eval.runner import RESULTS, TrialResult, _stats, trajectory_path
@@ -64,14 +64,11 @@ async def _trial(domain, tasks, out: Path, task_id: str, mode: str, turns, messa
         domain, ScriptedModel(turns), mode, env=fresh_environment(domain, task), out=path,  # type: ignore[arg-type]
         task_id=task_id, session_id=f"{mode}-{task_id[:10]}", timestamps=False,
     )
-    async for _ in session.start():
-        pass
+    await drain(session.start())
     for text in messages:
-        async for _ in session.user_says(text):
-            pass
+        await drain(session.user_says(text))
     grade = grade_run(domain, task, session.env, session.events, "user_stop")
-    async for _ in session.end("user_stop", reward=grade.reward, termination="user_stop", grade=grade.to_json()):
-        pass
+    await drain(session.end("user_stop", reward=grade.reward, termination="user_stop", grade=grade.to_json()))
     result = TrialResult(
         domain=domain.name, task_id=task_id, trial=0, mode=mode, agent="scripted", reward=grade.reward,
         termination="user_stop", trajectory=str(path), grade=grade.to_json(),

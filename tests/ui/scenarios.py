@@ -7,7 +7,7 @@ from pathlib import Path
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, ToolCall
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
-from ledger_tui.engine.session import Session
+from ledger_tui.engine.session import Session, drain
 
 
 def call(name: str, **arguments: object) -> ToolCall:
@@ -48,11 +48,8 @@ def scripted_session(domain: Domain, turns: list[ModelTurn], out: Path | None = 
 async def record(domain: Domain, turns: list[ModelTurn], messages: tuple[str, ...], out: Path | None = None) -> list[Event]:
     """Run a scripted conversation headless (no UI) and return its events."""
     session = scripted_session(domain, turns, out)
-    async for _ in session.start():
-        pass
+    await drain(session.start())
     for text in messages:
-        async for _ in session.user_says(text):
-            pass
-    async for _ in session.end():
-        pass
+        await drain(session.user_says(text))
+    await drain(session.end())
     return session.events
