@@ -91,7 +91,7 @@ def throughput(domain_name: str, sessions: int, latency: float, repeat: int = 3)
     os.environ["LEDGER_TUI_BENCH_DOMAIN"] = domain_name
     proc, base_url = serve_in_subprocess("benchmarks.eval:_env_responder", latency)
     try:
-        _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat)
+        _run_throughput(domain, task, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat)
     finally:
         proc.terminate()
         proc.wait()
@@ -103,7 +103,7 @@ def _env_responder():
     return responder_for(os.environ["LEDGER_TUI_BENCH_DOMAIN"])
 
 
-def _run_throughput(domain, task, gold, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat):
+def _run_throughput(domain, task, sessions, latency, base_url, calls, customer_calls, per_session, domain_name, repeat):
     shares = []
     print(f"throughput: {sessions} sessions of {domain_name} task {task.id}, concurrency {sessions}, latency {latency * 1000:.0f} ms")
     print(f"  model calls per session {calls + customer_calls} (agent {calls}, customer {customer_calls}); latency-bound session {per_session:.2f} s")
