@@ -164,8 +164,8 @@ def _agent_setup_functions(state: TelecomState) -> dict[str, Callable[..., Any]]
 def _agent_assertions(state: TelecomState) -> dict[str, Callable[..., bool]]:
     db = state.agent_db
 
-    def assert_data_refueling_amount(customer_id: str, line_id: str, expected_refueling_gb: float) -> bool:
-        return abs(tools.target_line(db, customer_id, line_id).data_refueling_gb - expected_refueling_gb) < 1e-6
+    def assert_data_refueling_amount(customer_id: str, line_id: str, expected_amount: float) -> bool:
+        return abs(tools.target_line(db, customer_id, line_id).data_refueling_gb - expected_amount) < 1e-6
 
     def assert_line_status(customer_id: str, line_id: str, expected_status: str) -> bool:
         return tools.target_line(db, customer_id, line_id).status == expected_status
@@ -204,6 +204,8 @@ def call_function(state: TelecomState, env_type: str, func_name: str, arguments:
     if side == "user":
         table.update(device.user_setup_functions(state))
         table.update(device.user_assertions(state))
+        # τ²-bench's name for the device-roaming check (device.py registers it under another name)
+        table.setdefault("assert_mobile_roaming_status", table["assert_mobile_data_roaming_status"])
     else:
         table.update(_agent_setup_functions(state))
         table.update(_agent_assertions(state))
