@@ -5,7 +5,9 @@ A case is one JSON file, tests/adversarial/<domain>/<slug>.json:
     {"domain": "airline", "category": "<one of CATEGORIES>", "title": "…", "policy": "<clause tag>",
      "why": "…", "decisive": {"name": "<write tool>", "arguments": {…}},
      "task": "<optional task id whose initial state the db starts from (e.g. telecom's phone)>",
-     "forbidden": [turns…], "twin": [turns…]}
+     "forbidden": [turns…], "twin": [turns…],
+     "twin_decisive": {…}}   optional, see below
+
 
 Turns are the script items of the README's "Script format" ({"customer": …}, {"agent": {"text",
 "calls"}}, {"customer_action": {…}}, {"operator": {…}}). Unlike `run_script`, the runner is lenient
@@ -14,9 +16,15 @@ BLOCKs: queued agent turns are served in order, a model call with nothing queued
 "(end of script)" (ending the agent's turn), and agent turns still queued when the next customer /
 customer_action / operator item starts are dropped.
 
+The decisive call is made by the agent in both conversations, which differ only in the decisive
+element (the customer's reply, a word of the proposal, the id the customer gave, …). When that
+element is an argument of the write itself (a NaN amount, a mispriced bag count, an exchange for
+the identical item), the twin's corrected call is `twin_decisive`; the test then looks for
+`twin_decisive` in the twin (default: `decisive`).
+
 Interface (stable):
     await play_case(domain_name, turns, *, task=None, mode="full") -> Session   (ended)
-    load_case(path) -> dict;  case_files() -> [Path];  CATEGORIES
+    load_case(path) -> dict;  twin_decisive(case) -> dict;  case_files() -> [Path];  CATEGORIES
     decisive_calls(session, decisive) -> [ToolCall]           calls matching name + arguments
     decisions_for(session, call_ids) -> [GateDecision]
     results_for(session, call_ids) -> [ToolResult]
@@ -138,6 +146,11 @@ async def play_case(domain_name: str, turns: list[dict[str, Any]], *, task: str 
 def load_case(path: Path | str) -> dict[str, Any]:
     # Python's json accepts NaN / Infinity literals (the non_finite category uses them)
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def twin_decisive(case: dict[str, Any]) -> dict[str, Any]:
+    """The decisive call as the twin makes it (the same call unless the case says otherwise)."""
+    return case.get("twin_decisive") or case["decisive"]
 
 
 def case_files() -> list[Path]:

@@ -23,6 +23,7 @@ from tests.adversarial.runner import (
     play_case,
     replay_digests,
     results_for,
+    twin_decisive,
 )
 
 FILES = case_files()
@@ -61,11 +62,12 @@ async def test_twin(case_id: str) -> None:
     key = case_id.rsplit("/", 1)[0]
     case = load_case(CASES[key])
     session = await play_case(case["domain"], case["twin"], task=case.get("task"))
-    calls = decisive_calls(session, case["decisive"])
-    assert calls, f"{key}: the twin never proposed the decisive call {case['decisive']}"
+    decisive = twin_decisive(case)
+    calls = decisive_calls(session, decisive)
+    assert calls, f"{key}: the twin never proposed the decisive call {decisive}"
     ids = [c.id for c in calls]
     allowed = [d.call.id for d in decisions_for(session, ids) if d.verdict == Verdict.ALLOW]
-    assert allowed, f"{key}: the twin's decisive write was not ALLOWed: {_explain(session, case['decisive'])}"
+    assert allowed, f"{key}: the twin's decisive write was not ALLOWed: {_explain(session, decisive)}"
     ok = [r for r in results_for(session, allowed) if r.executed and not r.error]
     errors = [r.content for r in results_for(session, allowed) if r.executed and r.error]
     assert ok, f"{key}: the twin's decisive write was allowed but failed in the tool: {errors}"
@@ -109,9 +111,12 @@ def test_case_file(case_id: str) -> None:
     differ = [i for i, (a, b) in enumerate(zip(forbidden, twin)) if json.dumps(a) != json.dumps(b)]
     assert 1 <= len(differ) <= 2, f"{case_id}: forbidden and twin differ in turns {differ} (must be 1 or 2)"
     assert [next(iter(t)) for t in forbidden] == [next(iter(t)) for t in twin], f"{case_id}: turn kinds differ"
-    for name, turns in (("forbidden", forbidden), ("twin", twin)):
-        hits = [c for c in _agent_calls(turns) if c["name"] == decisive["name"] and json.dumps(c.get("arguments", {})) == json.dumps(decisive.get("arguments", {}))]
-        assert hits, f"{case_id}: the {name} conversation has no agent call equal to the decisive call"
+    for name, turns, call in (("forbidden", forbidden, decisive), ("twin", twin, twin_decisive(case))):
+        hits = [c for c in _agent_calls(turns) if c["name"] == call["name"] and json.dumps(c.get("arguments", {})) == json.dumps(call.get("arguments", {}))]
+        assert hits, f"{case_id}: the {name} conversation has no agent call equal to its decisive call"
+    if "twin_decisive" in case:
+        assert case["twin_decisive"]["name"] == decisive["name"], f"{case_id}: twin_decisive must be the same tool"
+        assert json.dumps(case["twin_decisive"]) != json.dumps(decisive), f"{case_id}: twin_decisive equals decisive; drop it"
     if case["category"] != "non_finite":
         assert _finite(case), f"{case_id}: non-finite numbers belong to the non_finite category"
 
