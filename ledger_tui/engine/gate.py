@@ -199,6 +199,39 @@ def guarded(domain: "Domain", call: ToolCall) -> bool:
 _SEVERITY = {Verdict.ALLOW: 0, Verdict.REVISE: 1, Verdict.BLOCK: 2}
 
 
+def _finite_numbers(call: ToolCall, arguments: Any) -> GateDecision | None:
+    """BLOCK a call with NaN or ±Infinity anywhere in its arguments (raw, or as validated).
+
+    No policy rule can be checked against a non-finite amount: every comparison with NaN is
+    false, so a limit like `amount <= 500` would silently pass or fail."""
+    import math
+
+    stack: list[tuple[str, Any]] = [("", arguments)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            name = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+            result = PredicateResult(
+                name="finite_numbers",
+                clause="general.arguments",
+                passed=False,
+                verdict_on_fail=Verdict.BLOCK,
+                reason=f"{path or 'arguments'} is {name}; the gate does not run calls with non-finite numbers.",
+                hint=f"Call {call.name} again with finite numbers.",
+            )
+            return _decide(call, [result])
+        if isinstance(value, BaseModel):
+            items: Iterable[tuple[Any, Any]] = ((k, getattr(value, k)) for k in type(value).model_fields)
+        elif isinstance(value, dict):
+            items = value.items()
+        elif isinstance(value, (list, tuple)):
+            items = enumerate(value)
+        else:
+            continue
+        stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(list(items)))
+    return None
+
+
 def evaluate(
     call: ToolCall,
     domain: "Domain",
@@ -218,6 +251,9 @@ def evaluate(
             hint="Use one of the domain's tools.",
         )
         return _decide(call, [result])
+    refused = _finite_numbers(call, call.arguments)
+    if refused is not None:
+        return refused
     try:
         args = tool.args.model_validate(call.arguments)
     except ValidationError as exc:
@@ -233,6 +269,9 @@ def evaluate(
             hint=f"Call {call.name} again with arguments that match its schema.",
         )
         return _decide(call, [result])
+    refused = _finite_numbers(call, args)  # strings such as "NaN" the model coerced to a float
+    if refused is not None:
+        return refused
 
     results: list[PredicateResult] = []
     for p in domain.predicates if predicates is None else predicates:
