@@ -1,5 +1,6 @@
 """Print what today's gate does with every adversarial case (a Markdown table, then the reasons of
-every twin that was not ALLOWed). Run: .venv/bin/python -m tests.adversarial.report [domain …]"""
+every twin that was not ALLOWed). Run: .venv/bin/python -m tests.adversarial.report [-v] [domain …]
+(-v: the failed predicates of the forbidden conversations too)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from tests.adversarial.runner import case_files, failed_predicates, load_case, play_case, twin_decisive, verdict_summary
 
 
-async def main(domains: list[str]) -> None:
+async def main(domains: list[str], verbose: bool = False) -> None:
     rows, notes = [], []
     for path in case_files():
         if domains and path.parent.name not in domains:
@@ -20,6 +21,9 @@ async def main(domains: list[str]) -> None:
         f = verdict_summary(forbidden, case["decisive"])
         t = verdict_summary(twin, twin_decisive(case))
         rows.append((path.parent.name, path.stem, case["category"], f, t))
+        if verbose:
+            for verdict, name, reason in failed_predicates(forbidden, case["decisive"]):
+                notes.append(f"- {path.parent.name}/{path.stem} forbidden: {verdict} `{name}`: \"{reason}\"")
         if "ALLOW+executed" not in t:
             for verdict, name, reason in failed_predicates(twin, twin_decisive(case)):
                 notes.append(f"- {path.parent.name}/{path.stem} twin: {verdict} `{name}`: \"{reason}\"")
@@ -33,4 +37,5 @@ async def main(domains: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1:]))
+    args = [a for a in sys.argv[1:] if a != "-v"]
+    asyncio.run(main(args, verbose="-v" in sys.argv[1:]))
