@@ -8,7 +8,6 @@ A case is one JSON file, tests/adversarial/<domain>/<slug>.json:
      "forbidden": [turns…], "twin": [turns…],
      "twin_decisive": {…}}   optional, see below
 
-
 Turns are the script items of the README's "Script format" ({"customer": …}, {"agent": {"text",
 "calls"}}, {"customer_action": {…}}, {"operator": {…}}). Unlike `run_script`, the runner is lenient
 about the agent's turns, so one conversation plays the same whether the gate ALLOWs, REVISEs or
@@ -31,6 +30,10 @@ Interface (stable):
     executed_calls(session) -> [ToolCall]                     executed, non-error, state-changing
     replay_digests(domain_name, calls, *, task=None) -> digests of a fresh env after those calls
     verdict_summary(session, decisive) -> "ALLOW+executed" / "REVISE" / "BLOCK" / "not proposed" …
+    failed_predicates(session, decisive) -> [(verdict, predicate, reason)]
+    NOT_APPLICABLE[domain] -> categories a domain need not cover;  MIN_CASES_PER_DOMAIN
+
+`python -m tests.adversarial.report [-v] [domain …]` prints what the gate does with every case.
 """
 
 from __future__ import annotations
@@ -168,7 +171,9 @@ def _same(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+    if isinstance(a, bool) or isinstance(b, bool):  # True is not the bag count 1
+        return type(a) is type(b) and a == b
+    return a == b
 
 
 def proposed_calls(session: Session) -> list[ToolCall]:
