@@ -10,7 +10,7 @@ from ledger_tui.engine.domain import Domain
 def build() -> Domain:
     from domains.airline import paths
     from domains.airline.predicates import PREDICATES, STATEMENTS
-    from domains.airline.schema import FlightDB
+    from domains.airline.schema import KEYED, FlightDB
     from domains.airline.tools import NOW, TOOLS
 
     return Domain(
@@ -18,6 +18,7 @@ def build() -> Domain:
         title="Airline reservations",
         folder=Path(__file__).parent,
         db_model=FlightDB,
+        keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
         clock=NOW,

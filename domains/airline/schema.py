@@ -196,3 +196,12 @@ class FlightDB(BaseModel):
     flights: dict[str, Flight]
     users: dict[str, User]
     reservations: dict[str, Reservation]
+
+
+# Maps keyed by their records' own ids: a load whose key names another record is refused.
+KEYED: tuple[tuple[str, str], ...] = (
+    ("flights", "flight_number"),
+    ("users", "user_id"),
+    ("users.*.payment_methods", "id"),
+    ("reservations", "reservation_id"),
+)

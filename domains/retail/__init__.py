@@ -13,7 +13,7 @@ from ledger_tui.engine.domain import Domain
 
 from . import paths
 from .predicates import PREDICATES, STATEMENTS
-from .schema import RetailDB
+from .schema import KEYED, RetailDB
 from .tools import TOOLS
 
 # No retail tool reads a clock; the gate context still needs a "now".
@@ -26,6 +26,7 @@ def build() -> Domain:
         title="Retail: an online store's orders, returns and exchanges",
         folder=Path(__file__).parent,
         db_model=RetailDB,
+        keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
         clock=CLOCK,

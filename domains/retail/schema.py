@@ -130,3 +130,13 @@ class RetailDB(BaseModel):
     products: dict[str, Product]
     users: dict[str, User]
     orders: dict[str, Order]
+
+
+# Maps keyed by their records' own ids: a load whose key names another record is refused.
+KEYED: tuple[tuple[str, str], ...] = (
+    ("products", "product_id"),
+    ("products.*.variants", "item_id"),
+    ("users", "user_id"),
+    ("users.*.payment_methods", "id"),
+    ("orders", "order_id"),
+)

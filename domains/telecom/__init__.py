@@ -12,7 +12,7 @@ from pathlib import Path
 from ledger_tui.engine.domain import Domain
 
 from . import device, paths, predicates, state, tools
-from .schema import TelecomState
+from .schema import KEYED, TelecomState
 
 CLOCK = "2025-02-25"
 
@@ -23,6 +23,7 @@ def build() -> Domain:
         title="Telecom (dual control)",
         folder=Path(__file__).parent,
         db_model=TelecomState,
+        keyed=KEYED,
         tools=tools.TOOLS,
         predicates=predicates.PREDICATES,
         clock=CLOCK,

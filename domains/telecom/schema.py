@@ -232,3 +232,8 @@ class TelecomState(Strict):
 
     agent_db: TelecomDB
     user_db: TelecomUserDB = Field(default_factory=TelecomUserDB)
+
+
+# Maps keyed by their records' own ids: a load whose key names another record is refused. The
+# carrier's records are lists (τ²-bench's format), so only the phone's apps are keyed.
+KEYED: tuple[tuple[str, str], ...] = (("user_db.device.app_statuses", "app_name"),)

@@ -11,7 +11,7 @@ from ledger_tui.engine.domain import Domain
 def build() -> Domain:
     from domains.telehealth import paths
     from domains.telehealth.predicates import PREDICATES, STATEMENTS
-    from domains.telehealth.schema import TelehealthDB
+    from domains.telehealth.schema import KEYED, TelehealthDB
     from domains.telehealth.slots import NOW
     from domains.telehealth.tools import TOOLS
 
@@ -20,6 +20,7 @@ def build() -> Domain:
         title="Telehealth front desk",
         folder=Path(__file__).parent,
         db_model=TelehealthDB,
+        keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
         clock=NOW,

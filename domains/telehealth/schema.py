@@ -188,3 +188,18 @@ class TelehealthDB(BaseModel):
     regimens: dict[str, RegimenPlan]
     devices: dict[str, TelemetryDevice]
     uploads: dict[str, TelemetryUpload]
+
+
+# Maps keyed by their records' own ids: a load whose key names another record is refused.
+KEYED: tuple[tuple[str, str], ...] = (
+    ("patients", "patient_id"),
+    ("providers", "provider_id"),
+    ("appointments", "appointment_id"),
+    ("records", "record_id"),
+    ("prescriptions", "prescription_id"),
+    ("suppliers", "supplier_id"),
+    ("interactions", "interaction_id"),
+    ("regimens", "plan_id"),
+    ("devices", "device_id"),
+    ("uploads", "upload_id"),
+)

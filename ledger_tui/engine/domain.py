@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
@@ -139,6 +140,9 @@ class Domain:
     # model reads and the database loaded by default.
     policy_override: str | None = None
     db_override: Path | None = None
+    # (collection, id field) pairs: maps whose keys must equal their records' ids, e.g.
+    # ("reservations", "reservation_id") or ("users.*.payment_methods", "id"); see `check_keys`.
+    keyed: tuple[tuple[str, str], ...] = ()
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ lookups
@@ -192,7 +196,7 @@ class Domain:
         """A fresh, private copy of the domain database (the shipped one, or `path`)."""
         path = path or self.db_override
         if self.load_db_hook is not None:
-            return self.load_db_hook(path)
+            return check_keys(self.load_db_hook(path), self.keyed, path or self.db_path)
         source, key = self._source(path)
         raw = self._cache.get(key)
         if raw is None:
@@ -205,12 +209,13 @@ class Domain:
             self._cache[key] = raw
         try:
             with _no_gc():
-                return self.db_model.model_validate(raw)
+                db = self.db_model.model_validate(raw)
         except Exception as exc:  # pydantic.ValidationError, with a long message
             first = str(exc).splitlines()[:3]
             raise DatabaseError(
                 f"Database file {source} does not match the {self.name} schema ({' '.join(first)}); pass a τ²-bench-format db.json."
             ) from None
+        return check_keys(db, self.keyed, source)
 
     def _source(self, path: Path | None) -> tuple[Path, str]:
         """The database file and a cache key that changes when the file does."""
@@ -224,7 +229,7 @@ class Domain:
         """A private database for one session, cheap to make: copy-on-write over a pristine copy
         validated once per process (domains with their own loader get `load_db`)."""
         if self.load_db_hook is not None:
-            return self.load_db_hook(path or self.db_override)
+            return self.load_db(path)
         from ledger_tui.engine.cow import cow_copy, record_fields
 
         source, key = self._source(path or self.db_override)
@@ -241,6 +246,39 @@ class Domain:
             if self.digests_hook is not None:
                 return self.digests_hook(db)
             return digest(db), None
+
+
+def check_keys(db: Any, keyed: Iterable[tuple[str, str]], source: Path | str) -> Any:
+    """`db`, once every keyed collection's keys equal their records' ids; else a DatabaseError.
+
+    A collection is a dotted path of field names, `*` standing for every record of a map or list
+    on the way (`users.*.payment_methods`). Tools look records up by key and the ledger files
+    them by the id inside, so a key that names another record would act on one and show another."""
+    for pattern, id_field in keyed:
+        found: list[tuple[str, Any]] = [("", db)]
+        for part in pattern.split("."):
+            step: list[tuple[str, Any]] = []
+            for where, value in found:
+                if part != "*":
+                    step.append((f"{where}.{part}" if where else part, _field(value, part)))
+                elif isinstance(value, Mapping):
+                    step.extend((f"{where}.{k}", v) for k, v in value.items())
+                elif isinstance(value, list):
+                    step.extend((f"{where}.{i}", v) for i, v in enumerate(value))
+            found = step
+        for where, collection in found:
+            for key, record in collection.items() if isinstance(collection, Mapping) else ():
+                own = _field(record, id_field)
+                if own != key:
+                    raise DatabaseError(
+                        f"Database {source}: {where} key {key!r} holds the record whose {id_field} is "
+                        f"{own!r}; make each key equal its record's id."
+                    )
+    return db
+
+
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
 
 
 class _no_gc:
