@@ -34,6 +34,7 @@ class Entry:
     stale: bool = False
     stale_because: str = ""
     text: str = ""  # compact JSON of `value`, computed once so render stays cheap
+    quote: str | None = None  # a stated fact: the customer's words it came from
 
 
 def _without_nulls(value: Any) -> Any:
@@ -44,10 +45,10 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-def _entry(path: str, value: Any, origin: Origin, seq: int | None, call: str) -> Entry:
+def _entry(path: str, value: Any, origin: Origin, seq: int | None, call: str, quote: str | None = None) -> Entry:
     # The render leaves null fields out (they carry no fact and cost tokens); the stored value and
     # everything the gate reads keep them.
-    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)))
+    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)), quote=quote)
 
 
 class Ledger(Mapping[str, Entry]):
@@ -121,25 +122,33 @@ def state(
     *,
     source_call: str,
     source_seq: int | None,
+    quotes: Mapping[str, str] | None = None,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
-    """Record what the customer said, under `said.<key>`, with origin "stated"."""
+    """Record what the customer said, under `said.<key>`, with origin "stated" and the words it
+    came from (`quotes`, by path)."""
     pairs = [(k if k.startswith(STATED_PREFIX) else STATED_PREFIX + k, v) for k, v in facts]
-    return _put(ledger, pairs, "stated", source_call, source_seq)
+    return _put(ledger, pairs, "stated", source_call, source_seq, quotes or {})
 
 
 def _put(
-    ledger: Ledger, pairs: Iterable[tuple[str, Any]], origin: Origin, call: str, seq: int | None
+    ledger: Ledger,
+    pairs: Iterable[tuple[str, Any]],
+    origin: Origin,
+    call: str,
+    seq: int | None,
+    quotes: Mapping[str, str] | None = None,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
     changes: dict[str, Entry] = {}
     updates: list[LedgerUpdated] = []
     for path, value in pairs:
-        new = _entry(path, value, origin, seq, call)
+        quote = (quotes or {}).get(path)
+        new = _entry(path, value, origin, seq, call, quote)
         old = changes.get(path) or ledger.get(path)
         if old is None:
             change = "added"
         elif old.text != new.text:
             change = "changed"
-        elif old.stale or old.source_seq != seq:
+        elif old.stale or old.source_seq != seq or old.quote != quote:
             change = "refreshed"
         else:
             continue
@@ -153,6 +162,7 @@ def _put(
                 origin=origin,
                 source_call=call,
                 source_seq=seq,
+                quote=quote,
             )
         )
     if not changes:
@@ -210,7 +220,7 @@ def apply_update(ledger: Ledger, update: LedgerUpdated) -> Ledger:
         return ledger.with_entries(
             {update.path: replace(entry, stale=True, stale_because=update.source_call)}
         )
-    entry = _entry(update.path, update.after, update.origin, update.source_seq, update.source_call)
+    entry = _entry(update.path, update.after, update.origin, update.source_seq, update.source_call, update.quote)
     return ledger.with_entries({update.path: entry})
 
 

@@ -6,7 +6,7 @@ paths a successful write or customer action touched as stale. Failed calls chang
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
@@ -29,15 +29,22 @@ def _pairs(tool: Any, call: ToolCall, value: Any) -> list[tuple[str, Any]]:
 
 
 def observe_read(
-    domain: Domain, ledger: Ledger, call: ToolCall, outcome: Outcome, seq: int | None
+    domain: Domain,
+    ledger: Ledger,
+    call: ToolCall,
+    outcome: Outcome,
+    seq: int | None,
+    customer_text: Sequence[str] = (),
 ) -> tuple[Ledger, list[LedgerUpdated]]:
+    """Absorb a successful read. It identifies the customer only when the customer said what it
+    looked up (`customer_text`: their messages so far)."""
     tool = outcome.tool
     if outcome.error or tool is None or tool.kind != "read":
         return ledger, []
     value = jsonable(outcome.value)
     pairs = _pairs(tool, call, value)
     if tool.identifies is not None:
-        user_id = tool.identifies(call.arguments, value)
+        user_id = tool.identified_by(call.arguments, value, customer_text)
         if user_id:
             pairs.append((IDENTIFIED_PREFIX + str(user_id), call.name))
             if ledger.get(CURRENT_USER) is None:
@@ -63,11 +70,14 @@ def observe_write(
 def observe_statements(
     domain: Domain, ledger: Ledger, message: str, seq: int | None
 ) -> tuple[Ledger, list[LedgerUpdated]]:
-    facts = []
-    for st in domain.statements:
-        value = st.extract(message)
-        if value is not None:
-            facts.append((st.key, value))
+    """What the customer's message states (see `stated.py`), under `said.*` with its words."""
+    facts = [fact for st in domain.statements for fact in st.facts(message)]
     if not facts:
         return ledger, []
-    return state(ledger, facts, source_call="customer message", source_seq=seq)
+    return state(
+        ledger,
+        [(f.path, f.value) for f in facts],
+        source_call="customer message",
+        source_seq=seq,
+        quotes={f.path: f.quote for f in facts},
+    )
