@@ -40,7 +40,7 @@ class Probe:
     def read(self, name: str, **args: Any) -> Outcome:
         call = self._call(name, args)
         outcome = self.env.execute(call)
-        self.ledger, _ = observe_read(self.domain, self.ledger, call, outcome, self.seq)
+        self.ledger, _ = observe_read(self.domain, self.ledger, call, outcome, self.seq, self.user_messages)
         return outcome
 
     def write(self, name: str, requestor: str = "assistant", **args: Any) -> Outcome:
@@ -81,6 +81,24 @@ class Probe:
         """The agent lists the details (`text`) and the customer answers with an explicit yes."""
         self.agent_says(text)
         self.say(yes)
+
+    def proposal(self, name: str, **args: Any) -> str:
+        """A proposal of this write that names what the domain's `Terms` ask for (as the gold
+        agent says it), from the probe's ledger."""
+        from ledger_tui.engine.consent import proposal_text
+        from ledger_tui.engine.gate import GateContext
+
+        call = ToolCall(id="probe-proposal", name=name, arguments=args)
+        tool = self.domain.tool(name)
+        assert tool is not None and self.domain.proposal_terms is not None, name
+        ctx = GateContext(call=call, args=tool.args.model_validate(args), ledger=self.ledger, session=self.context(), domain=self.domain)
+        return proposal_text(self.domain.proposal_terms(ctx))
+
+    def propose(self, name: str, yes: str = "Yes, please go ahead.", **args: Any) -> GateDecision:
+        """The agent proposes the write in the customer's terms, the customer says `yes`, and the
+        call goes to the gate."""
+        self.confirm(self.proposal(name, **args), yes)
+        return self.gate(name, **args)
 
 
 async def play_script(domain: Domain, path: Path, mode: str = "full"):

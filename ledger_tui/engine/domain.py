@@ -13,12 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
 from pydantic import BaseModel
 
 from ledger_tui.engine.errors import DatabaseError
 from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.text import names
+from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
 
 if TYPE_CHECKING:
     from ledger_tui.engine.events import SuggestedCall
@@ -56,7 +58,22 @@ class Tool:
     absorbs: PathMap | None = None
     touches: Touches = ()
     identifies: Callable[[dict[str, Any], Any], str | None] | None = None
+    # What the customer must have said for `identifies` to count (default: every string argument):
+    # a lookup of someone the customer did not name identifies nobody.
+    said: Callable[[dict[str, Any], Any], Iterable[Any]] | None = None
     requestor: Literal["assistant", "user"] = "assistant"
+
+    def identified_by(self, arguments: dict[str, Any], value: Any, customer_text: Sequence[str]) -> str | None:
+        """The customer this successful read identifies, if the customer said what it looked up."""
+        if self.identifies is None:
+            return None
+        user_id = self.identifies(arguments, value)
+        if not user_id:
+            return None
+        wanted = list(self.said(arguments, value)) if self.said else [v for v in arguments.values() if isinstance(v, str) and v]
+        if not wanted or not all(any(names(text, v) for text in customer_text) for v in wanted):
+            return None
+        return str(user_id)
 
     def touched_paths(self, arguments: dict[str, Any], result: Any = None) -> list[str]:
         """The paths a successful call made stale; `result` is its return as plain JSON (None when
@@ -83,35 +100,6 @@ class Tool:
         }
 
 
-@dataclass(frozen=True)
-class Statement:
-    """A fact the customer can *say* that no read returns (a reason, a request, being abroad).
-
-    `extract(message)` returns a value or None; the engine records it under `said.<key>` with origin
-    "stated", so the gate can see it but never confuses it with observed evidence.
-    """
-
-    key: str
-    description: str
-    extract: Callable[[str], Any]
-
-
-def keyword_statement(key: str, description: str, table: dict[str, Iterable[str]]) -> Statement:
-    """A statement whose value is the first label of `table` whose keywords occur in the message."""
-    compiled = {
-        label: re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
-        for label, words in table.items()
-    }
-
-    def extract(message: str) -> str | None:
-        for label, rx in compiled.items():
-            if rx.search(message):
-                return label
-        return None
-
-    return Statement(key, description, extract)
-
-
 @dataclass
 class Domain:
     name: str
@@ -131,11 +119,18 @@ class Domain:
     init_task: Callable[[Any, Any], None] | None = None
     # Is one τ²-bench env assertion ({"func_name", "arguments", "assert_value", ...}) met on the db?
     check_assertion: Callable[[Any, dict[str, Any]], bool] | None = None
-    # The read call that identifies the customer, given what the gate knows (for hints/gold agent).
-    identify_hint: Callable[[dict[str, Any]], "SuggestedCall | None"] | None = None
+    # The read call that would identify the customer, from the write's arguments and what the
+    # customer said (for hints and the gold agent); None when the customer must be asked first.
+    identify_hint: Callable[[dict[str, Any], Sequence[str]], "SuggestedCall | None"] | None = None
     # (path pattern, read tool) pairs: which read supplies a path, e.g.
     # ("reservations.{reservation_id}", "get_reservation_details"). Used for REVISE hints.
     sources: list[tuple[str, str]] = field(default_factory=list)
+    # What a proposal of a write must name (`consent.Terms`), as the confirmation predicate reads
+    # it; the gold agent proposes from it too.
+    proposal_terms: Callable[[Any], Any] | None = None
+    # What the customer who owns the record a call acts on would say to be identified under this
+    # policy ("My user id is …"), from the database: the gold customer's words.
+    identity_sentence: Callable[[Any, dict[str, Any]], str | None] | None = None
     # Set when running on someone else's data (e.g. a τ²-bench data folder): the policy text the
     # model reads and the database loaded by default.
     policy_override: str | None = None

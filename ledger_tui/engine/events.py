@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 SCHEMA_VERSION = 1
 
 Requestor = Literal["assistant", "user", "operator"]
+Category = Literal["allowed", "violation", "needs_read"]
+CATEGORY_LABELS: dict[str, str] = {"allowed": "allowed", "violation": "violation", "needs_read": "needs a read"}
 
 
 class Verdict(str, Enum):
@@ -64,6 +66,7 @@ class EvidenceRead(Frozen):
     origin: Literal["observed", "stated", "context"] = "observed"
     source_seq: int | None = None
     source_call: str | None = None
+    quote: str | None = None  # a stated fact: the customer's words it came from
 
 
 class PredicateResult(Frozen):
@@ -76,6 +79,18 @@ class PredicateResult(Frozen):
     suggested_call: SuggestedCall | None = None
     reads: list[EvidenceRead] = Field(default_factory=list)
     error: bool = False  # the predicate itself failed to evaluate (fail closed)
+    # The check failed only because evidence it needs is absent or stale, and `suggested_call` is a
+    # read that supplies it: "needs a read", not a violation. None in trajectories written before
+    # the field existed (see `needs_a_read`).
+    needs_read: bool | None = None
+
+    def needs_a_read(self) -> bool:
+        if self.passed:
+            return False
+        if self.needs_read is not None:
+            return self.needs_read
+        # older trajectories: the gate's missing-evidence wording, with the read it suggested
+        return self.suggested_call is not None and (" has not been read" in self.reason or " is stale" in self.reason)
 
 
 class GateDecision(Frozen):
@@ -90,6 +105,16 @@ class GateDecision(Frozen):
 
     def failed(self) -> list[PredicateResult]:
         return [p for p in self.predicates if not p.passed]
+
+    def category(self) -> Category:
+        """allowed; needs a read (every failed check only lacks evidence a suggested read
+        supplies); or violation (any other failed check)."""
+        if self.verdict == Verdict.ALLOW:
+            return "allowed"
+        failed = self.failed()
+        if failed and all(p.needs_a_read() for p in failed):
+            return "needs_read"
+        return "violation"
 
 
 # ----------------------------------------------------------------------------- events
@@ -161,6 +186,7 @@ class LedgerUpdated(_Event):
     origin: Literal["observed", "stated"] = "observed"
     source_call: str = ""
     source_seq: int | None = None
+    quote: str | None = None  # a stated fact: the customer's words it came from
 
 
 class Refusal(_Event):

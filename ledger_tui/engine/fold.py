@@ -20,6 +20,7 @@ from ledger_tui.engine.events import (
     SessionEnded,
     SessionStarted,
     TokenUsage,
+    ToolCall,
     ToolCallProposed,
     ToolResult,
     UserMessage,
@@ -61,6 +62,11 @@ class SessionState:
     assistant_texts: tuple[str, ...] = ()
     last_assistant_before_user: str = ""
     totals: Totals = field(default_factory=Totals)
+    # agent writes proposed and awaiting their result, and those that ran since the customer spoke
+    open_writes: tuple[ToolCall, ...] = ()
+    recent_writes: tuple[ToolCall, ...] = ()
+    open_reads: tuple[ToolCall, ...] = ()
+    reads_done: frozenset[str] = frozenset()
 
     def context(self) -> SessionContext:
         identified = tuple(
@@ -75,6 +81,8 @@ class SessionState:
             last_assistant_text=self.last_assistant_before_user,
             user_messages=self.user_messages,
             assistant_texts=self.assistant_texts,
+            recent_writes=self.recent_writes,
+            reads_done=self.reads_done,
         )
 
 
@@ -102,6 +110,7 @@ def advance(state: SessionState, event: Event) -> SessionState:
             conversation=s.conversation + (event,),
             user_messages=s.user_messages + (event.text,),
             last_assistant_before_user=last,
+            recent_writes=(),
         )
     if isinstance(event, AssistantMessage):
         texts = s.assistant_texts + (event.text,) if event.text.strip() else s.assistant_texts
@@ -112,10 +121,28 @@ def advance(state: SessionState, event: Event) -> SessionState:
         t = s.totals
         if event.kind == "read":
             t = replace(t, reads=t.reads + 1)
+            if event.call.requestor != "user":
+                return replace(s, conversation=s.conversation + (event,), totals=t, open_reads=s.open_reads + (event.call,))
         elif event.kind == "write":
             t = replace(t, writes=t.writes + 1)
+            if event.call.requestor != "user":
+                return replace(s, conversation=s.conversation + (event,), totals=t, open_writes=s.open_writes + (event.call,))
         return replace(s, conversation=s.conversation + (event,), totals=t)
-    if isinstance(event, (ToolResult, Notice)):
+    if isinstance(event, ToolResult):
+        s = replace(s, conversation=s.conversation + (event,))
+        read = next((c for c in s.open_reads if c.id == event.call_id), None)
+        if read is not None:
+            rest_reads = tuple(c for c in s.open_reads if c is not read)
+            done = s.reads_done | {read.signature()} if not event.error else s.reads_done
+            return replace(s, open_reads=rest_reads, reads_done=done)
+        call = next((c for c in s.open_writes if c.id == event.call_id), None)
+        if call is None:
+            return s
+        rest = tuple(c for c in s.open_writes if c is not call)
+        if event.executed and not event.error:
+            return replace(s, open_writes=rest, recent_writes=s.recent_writes + (call,))
+        return replace(s, open_writes=rest)
+    if isinstance(event, Notice):
         return replace(s, conversation=s.conversation + (event,))
     if isinstance(event, GateDecided):
         return replace(s, gate_log=s.gate_log + (event,), totals=_count(s.totals, event.decision.verdict))

@@ -42,6 +42,20 @@ class SessionContext:
     last_assistant_text: str = ""  # the agent's last text before the customer's latest message
     user_messages: tuple[str, ...] = ()
     assistant_texts: tuple[str, ...] = ()
+    # writes that ran (allowed, executed, no tool error) since the customer's latest message: a
+    # yes is used up by the writes it authorized
+    recent_writes: tuple[ToolCall, ...] = ()
+    # every successful read call of the session, by signature: a hint does not suggest again a
+    # read that was made and did not supply what is missing
+    reads_done: frozenset[str] = frozenset()
+
+    @property
+    def year(self) -> int:
+        """The domain clock's year: dates written without one ("May 16") are in it."""
+        try:
+            return int(self.now[:4])
+        except ValueError:
+            return 2024
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,7 @@ class Failure:
     hint: str = ""
     call: SuggestedCall | None = None
     verdict: Verdict | None = None  # overrides the predicate's default verdict
+    needs_read: bool = False  # only evidence is missing, and `call` is the read that supplies it
 
 
 class MissingEvidence(Exception):
@@ -88,6 +103,7 @@ class GateContext:
                 origin=entry.origin,
                 source_seq=entry.source_seq,
                 source_call=entry.source_call,
+                quote=entry.quote,
             )
         self.reads.append(ev)
         return ev
@@ -106,6 +122,15 @@ class GateContext:
         history (e.g. a flight that *was* delayed) where a stale value is still the right fact."""
         return self._record(path)
 
+    def latest(self, path: str) -> Any:
+        """The last observed value at `path`, even if stale; raises MissingEvidence if it was
+        never read. For what a proposal must name: a write changes few of the facts that decide
+        what the customer has to hear (the record's id, its original payment method)."""
+        ev = self._record(path)
+        if not ev.present or ev.origin != "observed":
+            raise MissingEvidence(path, stale=False)
+        return ev.value
+
     def peek(self, path: str, default: Any = None) -> Any:
         """An observed value if present and fresh, else `default` (no REVISE)."""
         ev = self._record(path)
@@ -116,9 +141,12 @@ class GateContext:
     def observed_paths(self, prefix: str) -> list[str]:
         return sorted(p for p, e in self.ledger.items() if p.startswith(prefix) and e.origin == "observed")
 
-    def stated(self, key: str) -> Any:
-        """What the customer said (`said.<key>`), or None. Recorded as stated evidence."""
+    def stated(self, key: str, record: str | None = None) -> Any:
+        """What the customer said (`said.<key>`), or None. Recorded as stated evidence. With a
+        record, what they said of that record (`said.<key>.<record>`) comes first."""
         path = key if key.startswith(STATED_PREFIX) else STATED_PREFIX + key
+        if record is not None and self.ledger.get(f"{path}.{record}") is not None:
+            path = f"{path}.{record}"
         ev = self._record(path)
         return ev.value if ev.present else None
 
@@ -135,6 +163,12 @@ class GateContext:
         reason: str, hint: str = "", call: SuggestedCall | None = None, verdict: Verdict | None = None
     ) -> Failure:
         return Failure(reason, hint, call, verdict)
+
+    @staticmethod
+    def needs(reason: str, call: SuggestedCall, hint: str = "") -> Failure:
+        """Evidence the check needs is missing and `call` supplies it: a REVISE that is not a
+        violation."""
+        return Failure(reason, hint or f"Call {call.signature()} first.", call, Verdict.REVISE, needs_read=True)
 
 
 Check = Callable[[GateContext], "Failure | None"]
@@ -285,10 +319,11 @@ def evaluate(
             what = "is stale (changed since it was read)" if missing.stale else "has not been read"
             how = f"Call {suggested.signature()} first." if suggested else f"Read {missing.path} first."
             failure = Failure(
-                reason=f"{p.name}: {missing.path} {what}.",
+                reason=f"{missing.path} {what}.",
                 hint=how,
                 call=suggested,
                 verdict=Verdict.REVISE,
+                needs_read=suggested is not None,
             )
         except Exception as exc:  # fail closed: a predicate that cannot evaluate stops the call
             results.append(
@@ -310,6 +345,7 @@ def evaluate(
                     name=p.name, clause=p.clause, passed=True, verdict_on_fail=p.on_fail, reads=list(ctx.reads)
                 )
             )
+            continue
         else:
             results.append(
                 PredicateResult(
@@ -321,6 +357,7 @@ def evaluate(
                     hint=failure.hint,
                     suggested_call=failure.call,
                     reads=list(ctx.reads),
+                    needs_read=failure.needs_read,
                 )
             )
     return _decide(call, results)
@@ -333,6 +370,12 @@ def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
     worst = max(_SEVERITY[r.verdict_on_fail] for r in failed)
     verdict = next(v for v, s in _SEVERITY.items() if s == worst)
     deciding = [r for r in failed if r.verdict_on_fail == verdict]
+    # violations first: a missing read is the smaller news when a rule is broken anyway
+    deciding.sort(key=lambda r: r.needs_a_read())
+    reasons: list[str] = []
+    for r in deciding:
+        if r.reason not in reasons:
+            reasons.append(r.reason)
     hints = []
     for r in deciding:
         if r.hint and r.hint not in hints:
@@ -344,7 +387,7 @@ def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
     return GateDecision(
         call=call,
         verdict=verdict,
-        reason=" ".join(r.reason for r in deciding),
+        reason=" ".join(reasons),
         hint=" ".join(hints),
         suggested_calls=suggested,
         predicates=results,

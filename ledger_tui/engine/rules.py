@@ -1,4 +1,5 @@
-"""Predicates every domain shares: identification, ownership, one customer, explicit confirmation.
+"""Predicates every domain shares: identification, ownership, one customer, explicit confirmation
+(a proposal bound to an acceptance, read by `consent.py`).
 
 Domains instantiate these with their own tools, paths and clauses; the domain-specific rules live
 in each domain's `predicates.py`.
@@ -6,40 +7,31 @@ in each domain's `predicates.py`.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Iterable
 
-from ledger_tui.engine.events import Verdict
+from ledger_tui.engine import consent
+from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
-
-_YES = re.compile(
-    r"\b(yes|yeah|yep|yup|sure|confirm|confirmed|i confirm|go ahead|please do|do it|proceed|"
-    r"correct|that'?s right|absolutely|definitely|ok|okay|please proceed)\b",
-    re.I,
-)
-_NO = re.compile(
-    r"^\W*(no|nope|nah|wait|stop|hold on|never mind)\b|\b(don'?t|do not|not) (proceed|do it|go ahead|yet|now|sure)\b",
-    re.I,
-)
-
-
-def is_explicit_yes(message: str) -> bool:
-    """An explicit yes: an affirmative word and no negation in the customer's latest message."""
-    text = message.strip()
-    return bool(text) and bool(_YES.search(text)) and not _NO.search(text)
 
 
 def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Predicate:
     @predicate("customer_identified", clause=clause, on_fail=Verdict.REVISE, tools=tools, reads=("users.current",))
     def check(ctx: GateContext) -> Failure | None:
-        """The customer is identified before any write."""
+        """The customer is identified before any write, by what they said, checked by a read."""
         if ctx.user_id():
             return None
-        hint_call = ctx.domain.identify_hint(ctx.arguments) if ctx.domain.identify_hint else None
+        said = ctx.session.user_messages
+        hint_call = ctx.domain.identify_hint(ctx.arguments, said) if ctx.domain.identify_hint else None
+        if hint_call is not None:
+            return ctx.needs(
+                "The customer has not been identified yet; they gave what identifies them, but no read has confirmed it.",
+                hint_call,
+            )
         return ctx.fail(
-            "The customer has not been identified in this conversation.",
-            f"Identify the customer first ({how}).",
-            call=hint_call,
+            "The customer has not been identified in this conversation: no read has confirmed an identity "
+            "the customer gave (a lookup of details they did not say identifies nobody).",
+            f"Ask the customer, then identify them ({how}).",
         )
 
     return check
@@ -90,30 +82,104 @@ def owned_by_customer(
     return check
 
 
-def confirmed(
-    clause: str,
-    tools: Iterable[str],
-    key_args: Callable[[dict[str, Any]], Iterable[str]] = lambda a: (),
-) -> Predicate:
-    """REVISE unless the agent stated the details and the customer's latest message is an explicit yes."""
+def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], Terms]) -> Predicate:
+    """REVISE unless the agent proposed this very write and the customer's reply accepts it.
+
+    `terms(ctx)` says what a proposal of the call must name (see `consent.Terms`); it may read the
+    ledger (a card's last four digits need the profile that lists them)."""
 
     @predicate("explicit_confirmation", clause=clause, on_fail=Verdict.REVISE, tools=tools)
     def check(ctx: GateContext) -> Failure | None:
-        """The agent listed the action's details and the customer's latest message is an explicit yes."""
-        last = ctx.context("last_user_message", ctx.session.last_user_message)
-        said = ctx.context("last_assistant_text", ctx.session.last_assistant_text)
-        missing = [k for k in key_args(ctx.arguments) if k and str(k).lower() not in said.lower()]
-        if missing:
+        """The agent's last message proposed this write (action, record, details, in the customer's
+        terms) and the customer's reply to it is an explicit yes, not used up by an earlier write."""
+        wanted = terms(ctx)
+        proposal = ctx.context("proposal", ctx.session.last_assistant_text)
+        problem = consent.proposal_problem(proposal, wanted, ctx.session.year)
+        if problem is not None:
             return ctx.fail(
-                f"The agent's last message to the customer does not name this action's details "
-                f"(missing: {', '.join(map(str, missing))}), so no yes can confirm it.",
-                "List the action's details to the customer and ask for an explicit yes.",
+                f"The agent's last message before the customer's reply does not propose this write: {problem}.",
+                f"Tell the customer what you are about to do ({wanted.action}), naming the record and "
+                "the details that matter in their terms, and ask for an explicit yes.",
             )
-        if not is_explicit_yes(last):
+        reply = ctx.context("last_user_message", ctx.session.last_user_message)
+        reading = consent.read_reply(reply, wanted.families)
+        if not reading.accepted:
             return ctx.fail(
-                "The customer's latest message is not an explicit yes to this action.",
-                "Describe the action and ask the customer to confirm with an explicit yes.",
+                f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",
+                "Answer the customer, then ask again for an explicit yes before you act.",
             )
+        record = wanted.record.id if wanted.record else None
+        for done in ctx.session.recent_writes:
+            if done.name == ctx.call.name and _record_of(done, wanted) == record:
+                return ctx.fail(
+                    f"{wanted.action} already ran on the customer's last yes; a yes is used up by the write it authorized.",
+                    "Ask the customer again before making this change a second time.",
+                )
         return None
 
     return check
+
+
+def _record_of(call: ToolCall, wanted: Terms) -> str | None:
+    if wanted.record is None:
+        return None
+    return next((str(v) for v in call.arguments.values() if str(v) == wanted.record.id), "")
+
+
+def customer_records(
+    ctx: GateContext, prefix: str, owner_field: str, listed: Iterable[str] | None
+) -> dict[str, Any]:
+    """The identified customer's records of one kind that the ledger holds (`prefix` e.g.
+    `reservations.`), by id; ids the profile lists but nobody read map to None."""
+    me = ctx.session.user_id
+    out: dict[str, Any] = {str(i): None for i in listed or ()}
+    for path in ctx.observed_paths(prefix):
+        value = ctx.ledger.value(path)
+        if isinstance(value, dict) and value.get(owner_field) == me:
+            out[path[len(prefix) :]] = value
+    return out
+
+
+def record_ref(
+    kind: str,
+    record_id: str,
+    nouns: tuple[str, ...],
+    records: dict[str, Any],
+    describe: Callable[[Any], Iterable[Any]],
+) -> RecordRef:
+    """A `RecordRef` for `record_id` among the customer's `records` of that kind."""
+    mine = records.get(record_id)
+    others = tuple(tuple(describe(r)) for rid, r in records.items() if rid != record_id and r is not None)
+    count = max(1, len(set(records) | {record_id}))
+    return RecordRef(kind, record_id, nouns, count, tuple(describe(mine)) if mine is not None else (), others)
+
+
+_METHOD_WORDS = {
+    "credit_card": ("credit card",),
+    "gift_card": ("gift card",),
+    "certificate": ("certificate", "travel certificate", "voucher"),
+    "paypal": ("paypal",),
+}
+
+
+def payment_detail(payment_id: str, methods: dict[str, Any], original: str | None, label: str = "the payment method") -> Detail | None:
+    """What names a payment method to the customer: its id, or its customer-facing form (a card's
+    last four digits, its brand or "credit card" when no other card shares it, "gift card" /
+    "certificate" / "PayPal" when it is the only one of its kind), or "original payment method"
+    for the record's original one. None when it *is* the original method: the policy's default
+    needs no naming."""
+    if payment_id == original:
+        return None
+    forms: list[Any] = [payment_id]
+    method = methods.get(payment_id) or {}
+    source = method.get("source") or payment_id.rsplit("_", 1)[0]
+    same_kind = [m for m in methods.values() if isinstance(m, dict) and m.get("source") == source]
+    if source == "credit_card":
+        if method.get("last_four"):
+            forms.append(str(method["last_four"]))
+        brands = [m.get("brand") for m in same_kind]
+        if method.get("brand") and brands.count(method["brand"]) == 1:
+            forms.append(str(method["brand"]))
+    if len(same_kind) <= 1:
+        forms.extend(_METHOD_WORDS.get(source, ()))
+    return Detail(label, tuple(forms))

@@ -336,7 +336,7 @@ class Session:
         if outcome.error:
             return
         if outcome.tool is not None and outcome.tool.kind == "read":
-            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, result.seq)
+            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages)
             paths = [u.path for u in updates if u.origin == "observed"]
             if paths:
                 self._absorbed[call.id] = paths

@@ -135,8 +135,10 @@ class _Rebuild:
         if tool is None:
             return
         outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
-        observe = observe_read if tool.kind == "read" else observe_write
-        _, updates = observe(self.domain, self.state.ledger, call, outcome, event.seq)
+        if tool.kind == "read":
+            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, event.seq, self.state.user_messages)
+        else:
+            _, updates = observe_write(self.domain, self.state.ledger, call, outcome, event.seq)
         for u in updates:
             self.emit(u)
 
