@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from ledger_tui.engine.consent import RecordRef, Terms
 from ledger_tui.engine.domain import Domain, Tool, ToolError, keyword_statement
 from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import GateContext, predicate
@@ -119,7 +120,11 @@ PREDICATES = [
     identified("identify", "find_member_by_email"),
     one_customer("one-member"),
     owned_by_customer("owner", ["renew_loan"], lambda a: f"loans.{a['loan_id']}", lambda r: r["member_id"], "loan"),
-    confirmed("confirm", ["renew_loan"], key_args=lambda a: [a.get("loan_id")]),
+    confirmed(
+        "confirm",
+        ["renew_loan"],
+        lambda ctx: Terms(("renew",), f"renew loan {ctx.arguments['loan_id']}", RecordRef("loan", ctx.arguments["loan_id"], ("loan",), count=2)),
+    ),
     renewal_limit,
 ]
 
@@ -150,5 +155,5 @@ def build_toy() -> Domain:
         clock="2025-01-01T09:00:00",
         statements=[keyword_statement("urgency", "the member says it is urgent", {"urgent": ["urgent", "asap"]})],
         sources=[("loans.{loan_id}", "get_loan_details")],
-        identify_hint=lambda args: SuggestedCall(name="find_member_by_email", arguments={"email": "<the member's email>"}),
+        identify_hint=lambda args, said: SuggestedCall(name="find_member_by_email", arguments={"email": "<the member's email>"}),
     )

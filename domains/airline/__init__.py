@@ -8,6 +8,7 @@ from ledger_tui.engine.domain import Domain
 
 
 def build() -> Domain:
+    from domains.airline import proposals
     from domains.airline import paths
     from domains.airline.predicates import PREDICATES, STATEMENTS
     from domains.airline.schema import KEYED, FlightDB
@@ -24,5 +25,7 @@ def build() -> Domain:
         clock=NOW,
         statements=STATEMENTS,
         identify_hint=paths.identify_hint,
+        identity_sentence=paths.identity_sentence,
+        proposal_terms=proposals.terms,
         sources=paths.SOURCES,
     )

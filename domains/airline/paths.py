@@ -10,7 +10,8 @@ Writes that move money make the reservation's owner stale too; the owner is not 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import re
+from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
 
@@ -70,7 +71,13 @@ def absorb_airports(arguments: dict[str, Any], value: Any) -> Iterable[tuple[str
 
 
 def identifies_user(arguments: dict[str, Any], value: Any) -> str | None:
+    """A profile, or a reservation, shows whose it is: it confirms a user id the customer gave."""
     return value.get("user_id") if isinstance(value, dict) else None
+
+
+def owner_said(arguments: dict[str, Any], value: Any) -> list[str]:
+    """The policy identifies by the user id the customer gives: that id is what they must have said."""
+    return [value["user_id"]] if isinstance(value, dict) and value.get("user_id") else ["?"]
 
 
 # ---------------------------------------------------------------------------- writes
@@ -96,9 +103,24 @@ def update_touches(arguments: dict[str, Any], result: Any = None) -> list[str]:
     return paths
 
 
-def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
-    """The identification read: the customer's user id, when the call carries it."""
+_USER_ID = re.compile(r"\b[a-z]+(?:_[a-z]+)+_\d{3,5}\b")
+
+
+def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str]) -> SuggestedCall | None:
+    """The identification read of a user id the customer gave (the call's, or one in their words)."""
+    said = [m for text in customer_text for m in _USER_ID.findall(text or "")]
     user_id = arguments.get("user_id")
-    if isinstance(user_id, str) and user_id:
+    if isinstance(user_id, str) and user_id in said:
         return SuggestedCall(name="get_user_details", arguments={"user_id": user_id})
+    if said:
+        return SuggestedCall(name="get_user_details", arguments={"user_id": said[-1]})
     return None
+
+
+def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
+    """What the owner of the record a call acts on says to be identified: their user id."""
+    user_id = arguments.get("user_id")
+    if not user_id and arguments.get("reservation_id"):
+        res = db.reservations.get(arguments["reservation_id"])
+        user_id = res.user_id if res is not None else None
+    return f"My user id is {user_id}." if user_id else None

@@ -15,6 +15,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
+from domains.airline import proposals
 from domains.airline.paths import flight_path, reservation_path, user_path
 from domains.airline.tools import BAG_FEE, INSURANCE_FEE, NOW
 from ledger_tui.engine import rules
@@ -84,22 +85,66 @@ def _num(value: Any) -> str:
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
 
 
-def _search_hint(origin: str, destination: str, date: str, what: str) -> Failure:
-    call = SuggestedCall(name="search_direct_flight", arguments={"origin": origin, "destination": destination, "date": date})
-    return Failure(
+def _search_hint(call: SuggestedCall, what: str) -> Failure:
+    return GateContext.needs(
         f"{what} has not been seen in a flight search, so its seats and price are unknown.",
-        f"Search the flights first, e.g. {call.signature()} (or search_onestop_flight for connections).",
-        call=call,
-        verdict=Verdict.REVISE,
+        call,
+        f"Search the flights first: {call.signature()}.",
     )
 
 
-def _leg_guess(origin: str, destination: str, flight_type: str, legs: list[tuple[str, str]]) -> tuple[str, str]:
-    """Where a not-yet-searched leg probably flies, from the legs before it (for a search hint)."""
-    here = legs[-1][1] if legs else origin
-    reached = any(d == destination for _, d in legs)
-    target = origin if flight_type == "round_trip" and reached else destination
-    return here, target
+def _known_route(ctx: GateContext, number: str, current: dict[str, Any] | None) -> tuple[str, str] | None:
+    """Where flight `number` flies, from anything read: a flight number keeps its route on every
+    date, and a reservation's segments name theirs."""
+    for seg in (current or {}).get("flights") or []:
+        if seg.get("flight_number") == number and seg.get("origin"):
+            return seg["origin"], seg["destination"]
+    for path in ctx.observed_paths(f"flights.{number}."):
+        entry = ctx.ledger.value(path)
+        if isinstance(entry, dict) and entry.get("origin") and entry.get("destination"):
+            return entry["origin"], entry["destination"]
+    for path in ctx.observed_paths("reservations."):
+        for seg in (ctx.ledger.value(path) or {}).get("flights") or []:
+            if seg.get("flight_number") == number and seg.get("origin"):
+                return seg["origin"], seg["destination"]
+    return None
+
+
+def _leg_search(
+    ctx: GateContext, legs: list[dict[str, Any] | None], i: int, requested: list[dict[str, Any]],
+    origin: str, destination: str, flight_type: str, current: dict[str, Any] | None,
+) -> SuggestedCall:
+    """The search that lists leg `i` (every leg before it is known): a direct search on its route
+    when both of its ends are known (its own route, or the legs around it); the one-stop search of
+    its direction when it is the first leg of a connection (the next leg flies the same or the
+    next day). A direct search never lists a connecting leg."""
+    number, date = requested[i]["flight_number"], requested[i]["date"]
+    route = _known_route(ctx, number, current)
+    if route:
+        return SuggestedCall(name="search_direct_flight", arguments={"origin": route[0], "destination": route[1], "date": date})
+    before = [leg for leg in legs[:i] if leg]
+    returning = flight_type == "round_trip" and any(leg["destination"] == destination for leg in before)
+    start = before[-1]["destination"] if before else origin
+    end = origin if returning else destination
+    after = legs[i + 1] if i + 1 < len(legs) else None
+    if after is not None:
+        return SuggestedCall(name="search_direct_flight", arguments={"origin": start, "destination": after["origin"], "date": date})
+    args = {"origin": start, "destination": end, "date": date}
+    direct = SuggestedCall(name="search_direct_flight", arguments=args)
+    onestop = SuggestedCall(name="search_onestop_flight", arguments=args)
+    per_direction = len(requested) / (2 if flight_type == "round_trip" else 1)
+    connecting = per_direction >= 2 and i + 1 < len(requested) and _next_day_or_same(date, requested[i + 1]["date"])
+    order = [onestop, direct] if connecting and start != end else [direct, onestop]
+    done = ctx.context("reads_done", sorted(ctx.session.reads_done & {c.signature() for c in order}))
+    return next((c for c in order if c.signature() not in done), order[0])
+
+
+def _next_day_or_same(first: str, second: str) -> bool:
+    try:
+        gap = (datetime.fromisoformat(second) - datetime.fromisoformat(first)).days
+    except ValueError:
+        return False
+    return 0 <= gap <= 1
 
 
 def _itinerary(
@@ -114,9 +159,10 @@ def _itinerary(
     """Each requested segment with its route and (for new segments) its ledger date entry.
 
     A segment of `current` kept in the same cabin is reused as stored (the tool re-prices nothing
-    for it). Any other segment must have been seen in a search; if not, the failure suggests one.
+    for it). Any other segment must have been seen in a search; if not, the failure suggests the
+    search that lists it (see `_leg_search`).
     """
-    legs: list[dict[str, Any]] = []
+    legs: list[dict[str, Any] | None] = []
     for info in requested:
         number, date = info["flight_number"], info["date"]
         old = None
@@ -127,10 +173,8 @@ def _itinerary(
             continue
         entry = ctx.peek(flight_path(number, date))
         if not entry or "available_seats" not in entry or "origin" not in entry:
-            if old is not None:
-                return legs, _search_hint(old["origin"], old["destination"], date, f"Flight {number} on {date}")
-            here, target = _leg_guess(origin, destination, flight_type, [(l["origin"], l["destination"]) for l in legs])
-            return legs, _search_hint(here, target, date, f"Flight {number} on {date}")
+            legs.append(None)
+            continue
         legs.append(
             {
                 "flight_number": number,
@@ -143,7 +187,12 @@ def _itinerary(
                 "kept": False,
             }
         )
-    return legs, None
+    for i, leg in enumerate(legs):
+        if leg is None:
+            number, date = requested[i]["flight_number"], requested[i]["date"]
+            call = _leg_search(ctx, legs, i, requested, origin, destination, flight_type, current)
+            return [l for l in legs if l], _search_hint(call, f"Flight {number} on {date}")
+    return [l for l in legs if l], None
 
 
 def _route_problem(legs: list[dict[str, Any]], origin: str, destination: str, flight_type: str) -> str | None:
@@ -175,16 +224,7 @@ reservation_owned = rules.owned_by_customer(
     owner_of=lambda record: record.get("user_id"),
     what="reservation",
 )
-explicit_confirmation = rules.confirmed(
-    "confirm.explicit-yes",
-    WRITES,
-    key_args=lambda a: (
-        [a.get("reservation_id", "")]
-        + [f.get("flight_number", "") for f in a.get("flights") or [] if isinstance(f, dict)]
-        + ([_num(a["total_baggages"])] if "total_baggages" in a and "reservation_id" in a else [])
-        + ([_num(a["amount"])] if "amount" in a else [])
-    ),
-)
+explicit_confirmation = rules.confirmed("confirm.explicit-yes", WRITES, proposals.terms)
 
 
 @predicate(
@@ -248,11 +288,15 @@ def booking_passengers_valid(ctx: GateContext) -> Failure | None:
     reads=("flights.{flight_number}.{date}",),
 )
 def booking_flights_available(ctx: GateContext) -> Failure | None:
-    """Every flight was seen available on its date with enough seats left in the cabin."""
+    """The flights connect into the trip (origin to destination, and back for a round trip), and
+    every one was seen available on its date with enough seats left in the cabin."""
     a = ctx.arguments
     legs, missing = _itinerary(ctx, a["flights"], a["cabin"], a["origin"], a["destination"], a["flight_type"])
     if missing:
         return missing
+    problem = _route_problem(legs, a["origin"], a["destination"], a["flight_type"])
+    if problem:
+        return ctx.fail(f"The flights do not make this trip: {problem}.", "Book flights that connect, from the origin to the destination (and back, for a round trip).")
     n = len(a.get("passengers") or [])
     for leg in legs:
         if leg["status"] != "available":
@@ -489,6 +533,52 @@ def baggage_only_added(ctx: GateContext) -> Failure | None:
 
 
 @predicate(
+    "bags_priced_from_allowance",
+    clause="baggage.add-only",
+    on_fail=Verdict.REVISE,
+    tools=("update_reservation_baggages",),
+    reads=("reservations.{reservation_id}", "users.<owner>"),
+)
+def bags_priced_from_allowance(ctx: GateContext) -> Failure | None:
+    """Added bags are priced from the free allowance (the owner's membership, the cabin, every
+    passenger), and bags already paid stay paid."""
+    res = _reservation(ctx)
+    owner = ctx.read(user_path(res["user_id"]))
+    free = FREE_BAGS.get(owner.get("membership"), FREE_BAGS["regular"]).get(res["cabin"], 0) * len(res["passengers"])
+    a = ctx.arguments
+    expected = max(res["nonfree_baggages"], a["total_baggages"] - free)
+    if a["nonfree_baggages"] != expected:
+        return ctx.fail(
+            f"{a['total_baggages']} bags on {res['reservation_id']} with {free} free ({owner.get('membership')} member, "
+            f"{res['cabin']}, {len(res['passengers'])} passengers) means {expected} paid bags, not {a['nonfree_baggages']}.",
+            f"Set nonfree_baggages to {expected}.",
+        )
+    return None
+
+
+@predicate(
+    "bags_the_customer_wants",
+    clause="book.baggage",
+    on_fail=Verdict.REVISE,
+    tools=("book_reservation", "update_reservation_baggages"),
+    reads=("said.bags_needed", "reservations.{reservation_id}"),
+)
+def bags_the_customer_wants(ctx: GateContext) -> Failure | None:
+    """No checked bags the customer said they don't need."""
+    a = ctx.arguments
+    if ctx.stated("bags_needed") != "no":
+        return None
+    before = _reservation(ctx)["total_baggages"] if "reservation_id" in a else 0
+    if a["total_baggages"] > before:
+        said = next((e.quote for e in ctx.reads if e.path == "said.bags_needed" and e.quote), "")
+        return ctx.fail(
+            f"The customer said they don't need checked bags{f' ({said!r})' if said else ''}, but the call adds {a['total_baggages'] - before}.",
+            "Book no bags the customer did not ask for; ask them if unsure.",
+        )
+    return None
+
+
+@predicate(
     "same_passenger_count",
     clause="passengers.same-count",
     on_fail=Verdict.BLOCK,
@@ -510,7 +600,7 @@ def same_passenger_count(ctx: GateContext) -> Failure | None:
 @predicate("cancel_reason_asked", clause="cancel.reason", on_fail=Verdict.REVISE, tools=("cancel_reservation",), reads=("said.cancel_reason",))
 def cancel_reason_asked(ctx: GateContext) -> Failure | None:
     """The customer gave a reason for cancelling."""
-    if ctx.stated("cancel_reason") is None:
+    if ctx.stated("cancel_reason", ctx.arguments["reservation_id"]) is None:
         return ctx.fail("The customer has not said why they want to cancel.", "Ask the customer for the reason of the cancellation.")
     return None
 
@@ -547,9 +637,15 @@ def cancel_eligible(ctx: GateContext) -> Failure | None:
         return None
     if res["cabin"] == "business":
         return None
-    reason = ctx.stated("cancel_reason")
+    reason = ctx.stated("cancel_reason", res["reservation_id"])
     if res["insurance"] == "yes" and reason in ("health", "weather"):
         return None
+    if res["insurance"] == "yes" and reason is None:
+        return ctx.fail(
+            f"Reservation {res['reservation_id']} is insured: whether it can be cancelled depends on the customer's reason, which they have not given.",
+            "Ask the customer why they want to cancel.",
+            verdict=Verdict.REVISE,
+        )
     for seg in res["flights"]:
         if _status(ctx, seg["flight_number"], seg["date"]) == "cancelled":
             return None
@@ -692,6 +788,8 @@ PREDICATES: list[Predicate] = [
     update_payment_method,
     cabin_change_nothing_flown,
     baggage_only_added,
+    bags_priced_from_allowance,
+    bags_the_customer_wants,
     same_passenger_count,
     cancel_reason_asked,
     cancel_nothing_flown,
@@ -704,29 +802,65 @@ PREDICATES: list[Predicate] = [
 
 # ---------------------------------------------------------------------------- what the customer says
 
+RESERVATION_ID = r"\b(?!HAT\d)(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b"
+
 STATEMENTS: list[Statement] = [
     keyword_statement(
         "cancel_reason",
         "Why the customer wants to cancel: health, weather, airline_cancelled, change_of_plan or other.",
         {
-            "health": ("sick", "ill", "illness", "health", "hospital", "hospitalized", "medical", "surgery",
-                       "injury", "injured", "doctor", "pregnant", "covid", "fever", "broke my leg"),
-            "weather": ("weather", "storm", "hurricane", "blizzard", "snowstorm", "snow", "flood", "tornado"),
+            "health": ("sick", "ill", "illness", "unwell", "not feeling well", "not feeling good", "feel awful",
+                       "feeling poorly", "under the weather", "came down with", "health", "hospital", "hospitalized",
+                       "hospitalised", "medical", "surgery", "operation", "injury", "injured", "doctor", "pregnant",
+                       "pregnancy", "covid", "fever", "flu", "infection", "food poisoning", "migraine", "broke my",
+                       "broken", "fracture", "fractured", "diagnosed", "diagnosis", "emergency room", "my condition",
+                       "malade", "sante", "enfermo", "enferma", "salud", "krank", "gesundheit", "malato", "malata",
+                       "salute", "doente", "saude"),
+            "weather": ("weather", "storm", "hurricane", "blizzard", "snowstorm", "snow", "flood", "flooding",
+                        "tornado", "typhoon", "cyclone", "volcanic", "heavy rain", "ice storm", "wildfire",
+                        "meteo", "tempete", "tormenta", "huracan", "clima", "wetter", "sturm", "unwetter",
+                        "tempesta", "maltempo", "tempestade"),
             "airline_cancelled": ("flight was cancelled", "flight got cancelled", "flight has been cancelled",
                                   "you cancelled", "airline cancelled", "cancelled by the airline",
-                                  "flight was canceled", "airline canceled"),
+                                  "flight was canceled", "airline canceled", "you canceled", "cancelled my flight",
+                                  "canceled my flight"),
             "change_of_plan": ("change of plan", "change of plans", "plans changed", "plans have changed",
-                               "no longer need", "don't need", "do not need", "can't make it", "cannot make it",
-                               "no longer going", "not going anymore", "changed my mind", "trip is off",
-                               "rescheduled", "postponed", "called off"),
+                               "plans fell through", "no longer need", "do not need", "can not make it",
+                               "no longer going", "not going anymore", "not traveling anymore",
+                               "not travelling anymore", "no longer traveling", "no longer travelling",
+                               "changed my mind", "trip is off", "trip got cancelled", "event was cancelled",
+                               "rescheduled", "postponed", "called off", "will not be going", "can not go",
+                               "changement de programme", "cambio de planes", "planaenderung", "planänderung",
+                               "cambio di programma", "mudanca de planos"),
             "other": ("personal reasons", "personal reason", "other reason", "other reasons", "family reasons",
-                      "rather not say", "prefer not to say"),
+                      "rather not say", "prefer not to say", "by accident", "by mistake", "booked the wrong",
+                      "wrong date", "wrong flight", "double booked", "found a cheaper", "found a better",
+                      "can not afford", "too expensive", "financial", "work", "family"),
         },
+        records=RESERVATION_ID,
+        examples={"health": "I'm not feeling well.", "weather": "There is a big storm coming.",
+                  "airline_cancelled": "The airline cancelled my flight.", "change_of_plan": "My plans changed.",
+                  "other": "It's for personal reasons."},
     ),  # fmt: skip
     keyword_statement(
         "compensation_requested",
         "The customer asked to be compensated (certificate, voucher, compensation).",
         {"yes": ("compensation", "compensate", "compensated", "voucher", "for the trouble", "for the inconvenience",
-                 "make up for", "make it up", "make this right", "goodwill")},
+                 "make up for", "make it up", "make this right", "goodwill", "gesture", "indemnisation",
+                 "dedommagement", "compensacion", "entschadigung", "entschaedigung", "risarcimento",
+                 "indennizzo", "compensacao")},
+        examples={"yes": "I would like some compensation for this."},
+    ),  # fmt: skip
+    keyword_statement(
+        "bags_needed",
+        "Whether the customer wants checked bags; no when they say they don't need any.",
+        {
+            "no": ("carry-on only", "only carry-on", "only a carry-on", "just a carry-on", "only hand luggage",
+                   "just hand luggage", "only a backpack", "just a backpack"),
+            "yes": ("bag", "bags", "checked bag", "checked bags", "luggage", "baggage", "suitcase", "suitcases",
+                    "bagage", "bagages", "valise", "maleta", "maletas", "equipaje", "koffer", "gepack", "gepaeck",
+                    "valigia", "valigie", "bagaglio", "bagagli", "mala", "malas", "bagagem"),
+        },
+        negated="no",
     ),  # fmt: skip
 ]

@@ -417,6 +417,8 @@ TOOLS: list[Tool] = [
         "Look up a reservation by its six-character id (e.g. 'ZFA04Y'): route, cabin, segments, "
         "passengers, payments, bags, insurance, booking time and status.",
         absorbs=paths.absorb_reservation,
+        identifies=paths.identifies_user,
+        said=paths.owner_said,
     ),
     Tool(
         "get_user_details", "read", UserIdArgs, get_user_details,
@@ -424,6 +426,7 @@ TOOLS: list[Tool] = [
         "passengers, membership level and reservation ids.",
         absorbs=paths.absorb_user,
         identifies=paths.identifies_user,
+        said=paths.owner_said,
     ),
     Tool(
         "list_all_airports", "read", NoArgs, list_all_airports,

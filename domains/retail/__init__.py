@@ -21,6 +21,7 @@ CLOCK = "2024-06-01T12:00:00"
 
 
 def build() -> Domain:
+    from domains.retail import proposals
     return Domain(
         name="retail",
         title="Retail: an online store's orders, returns and exchanges",
@@ -32,5 +33,7 @@ def build() -> Domain:
         clock=CLOCK,
         statements=STATEMENTS,
         identify_hint=paths.identify_hint,
+        identity_sentence=paths.identity_sentence,
+        proposal_terms=proposals.terms,
         sources=paths.SOURCES,
     )

@@ -13,7 +13,8 @@ so the whole `users.*` subtree is marked (see the report: `touches` sees only th
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+import re
+from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
 
@@ -79,10 +80,24 @@ SOURCES: list[tuple[str, str]] = [
 ]
 
 
-def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
-    """No call can be suggested: the email or name + zip must come from the customer.
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
-    A write's arguments hold an order id or a user id, and the policy does not accept either as
-    identification, so the hint text asks the agent to request them instead.
-    """
+
+def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) -> SuggestedCall | None:
+    """The lookup of the email the customer gave, if they gave one; otherwise the agent must ask
+    (an order id or a user id does not identify anyone under this policy)."""
+    for text in reversed(customer_text):
+        emails = _EMAIL.findall(text or "")
+        if emails:
+            return SuggestedCall(name="find_user_id_by_email", arguments={"email": emails[-1].rstrip(".")})
     return None
+
+
+def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
+    """What the owner of the order or profile a call acts on says to be identified: their email."""
+    user_id = arguments.get("user_id")
+    if not user_id and arguments.get("order_id"):
+        order = db.orders.get(arguments["order_id"])
+        user_id = order.user_id if order is not None else None
+    user = db.users.get(user_id) if user_id else None
+    return f"My email is {user.email}." if user is not None else None

@@ -18,6 +18,7 @@ from ledger_tui.engine.domain import Statement, keyword_statement
 from ledger_tui.engine.events import Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 
+from . import proposals
 from .schema import CANCEL_REASONS
 
 CANCEL = "cancel_pending_order"
@@ -60,14 +61,6 @@ def _missing_items(order: dict[str, Any], item_ids: Iterable[str]) -> list[str]:
     return sorted(i for i, n in asked.items() if n > held[i])
 
 
-def _confirmation_keys(arguments: dict[str, Any]) -> list[str]:
-    """What the agent must have spelled out before the customer's yes."""
-    keys = [arguments.get(k) for k in ("order_id", "address1", "zip", "payment_method_id")]
-    for k in ("item_ids", "new_item_ids"):
-        keys.extend(arguments.get(k) or [])
-    return [str(k) for k in keys if k]
-
-
 # ---------------------------------------------------------------- shared rules
 IDENTIFIED = rules.identified("identity.verified", HOW_TO_IDENTIFY)
 ONE_CUSTOMER = rules.one_customer("identity.one-customer")
@@ -78,7 +71,7 @@ OWNED = rules.owned_by_customer(
     owner_of=lambda order: order.get("user_id"),
     what="order",
 )
-CONFIRMED = rules.confirmed("confirm.explicit", ALL_WRITES, key_args=_confirmation_keys)
+CONFIRMED = rules.confirmed("confirm.explicit", ALL_WRITES, proposals.terms)
 
 
 # ---------------------------------------------------------------- retail rules
@@ -133,7 +126,7 @@ def cancel_reason_valid(ctx: GateContext) -> Failure | None:
             f"'{reason}' is not an accepted cancellation reason.",
             "The reason must be 'no longer needed' or 'ordered by mistake', as the customer says.",
         )
-    stated = ctx.stated("cancel_reason")
+    stated = ctx.stated("cancel_reason", ctx.arguments["order_id"])
     if stated is None:
         return ctx.fail(
             "The customer has not said why they want to cancel.",
@@ -334,20 +327,29 @@ PREDICATES: list[Predicate] = [
 ]
 
 
+ORDER_ID = r"#?\bW\d{7}\b"
+
 STATEMENTS: list[Statement] = [
     keyword_statement(
         "cancel_reason",
         "Why the customer wants to cancel an order, when it is one of the two accepted reasons.",
         {
             "ordered by mistake": [
-                "ordered by mistake", "by mistake", "mistakenly", "accidentally", "by accident",
-                "ordered it in error", "didn't mean to order", "did not mean to order",
+                "ordered by mistake", "by mistake", "mistakenly", "accidentally", "by accident", "accidental",
+                "ordered it in error", "in error", "by error", "did not mean to order", "did not mean to buy",
+                "wrong item", "ordered the wrong", "ordered twice", "duplicate order", "clicked the wrong",
+                "par erreur", "por error", "por equivocacion", "versehentlich", "aus versehen", "per sbaglio",
+                "per errore", "por engano", "sem querer",
             ],
             "no longer needed": [
-                "no longer needed", "no longer need", "don't need", "don’t need", "do not need",
-                "dont need", "not needed", "no longer want", "don't want it", "do not want it",
-                "changed my mind",
+                "no longer needed", "no longer need", "do not need", "not needed", "no longer want",
+                "do not want it", "changed my mind", "no use for", "no need for it", "will not need",
+                "plus besoin", "n en ai plus besoin", "ya no lo necesito", "ya no la necesito", "ya no necesito",
+                "brauche nicht mehr", "brauche es nicht mehr", "non mi serve piu", "non serve piu",
+                "nao preciso mais", "nao preciso",
             ],
         },
-    ),
+        records=ORDER_ID,
+        examples={"ordered by mistake": "I ordered it by mistake.", "no longer needed": "I no longer need it."},
+    ),  # fmt: skip
 ]

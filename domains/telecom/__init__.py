@@ -18,6 +18,7 @@ CLOCK = "2025-02-25"
 
 
 def build() -> Domain:
+    from domains.telecom import proposals
     return Domain(
         name="telecom",
         title="Telecom (dual control)",
@@ -35,5 +36,7 @@ def build() -> Domain:
         init_task=state.init_task,
         check_assertion=state.run_assertion,
         identify_hint=paths.identify_hint,
+        identity_sentence=paths.identity_sentence,
+        proposal_terms=proposals.terms,
         sources=paths.SOURCES,
     )

@@ -7,7 +7,8 @@ Values are the plain-JSON records the engine hands over (`jsonable` of the tool 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import re
+from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
 
@@ -68,11 +69,19 @@ SOURCES: list[tuple[str, str]] = [
 ]
 
 
-def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
-    """Identification call for a write: by the customer id it names, if it names one."""
-    customer_id = arguments.get("customer_id")
-    if isinstance(customer_id, str) and customer_id:
-        return SuggestedCall(name="get_customer_by_id", arguments={"customer_id": customer_id})
+_PHONE = re.compile(r"\(?\b\d{3}\)?[-. ]?\d{3}[-. ]?\d{4}\b")
+_CUSTOMER_ID = re.compile(r"\bC\d{4,}\b")
+
+
+def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str]) -> SuggestedCall | None:
+    """The identification read of what the customer gave: their customer id or phone number."""
+    for text in reversed(customer_text):
+        ids = _CUSTOMER_ID.findall(text or "")
+        if ids:
+            return SuggestedCall(name="get_customer_by_id", arguments={"customer_id": ids[-1]})
+        phones = _PHONE.findall(text or "")
+        if phones:
+            return SuggestedCall(name="get_customer_by_phone", arguments={"phone_number": phones[-1]})
     return None
 
 
@@ -82,3 +91,13 @@ def bills_hint(customer_id: str, count: int) -> SuggestedCall:
     if count > 12:
         arguments["limit"] = count
     return SuggestedCall(name="get_bills_for_customer", arguments=arguments)
+
+
+def identity_sentence(state: Any, arguments: dict[str, Any]) -> str | None:
+    """What the customer a call acts for says to be identified: their phone number."""
+    customer_id = arguments.get("customer_id")
+    db = getattr(state, "agent_db", state)
+    for customer in db.customers:
+        if customer.customer_id == customer_id:
+            return f"My phone number is {customer.phone_number}."
+    return None

@@ -17,6 +17,7 @@ from ledger_tui.engine.domain import Statement, keyword_statement
 from ledger_tui.engine.events import Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 
+from . import proposals
 from .paths import bills_hint
 
 TODAY = dt.date(2025, 2, 25)
@@ -78,11 +79,7 @@ customer_identified = rules.identified(
     "identity.verify", "get_customer_by_phone, get_customer_by_id, or get_customer_by_name with date of birth"
 )
 one_customer = rules.one_customer("identity.one-customer")
-confirmation = rules.confirmed(
-    "actions.confirm",
-    CUSTOMER_WRITES,
-    key_args=lambda a: [a.get("line_id") or a.get("bill_id") or "", f"{a['gb_amount']:g}" if "gb_amount" in a else ""],
-)
+confirmation = rules.confirmed("actions.confirm", CUSTOMER_WRITES, proposals.terms)
 
 
 @predicate(
@@ -252,42 +249,6 @@ def refuel_within_limit(ctx: GateContext) -> Failure | None:
     return None
 
 
-@predicate(
-    "refuel_price_confirmed",
-    clause="data.refuel-price",
-    on_fail=Verdict.REVISE,
-    tools=("refuel_data",),
-    reads=("lines.{line_id}", "plans.{plan_id}"),
-)
-def refuel_price_confirmed(ctx: GateContext) -> Failure | None:
-    """The amount and its price (GB × the plan's price per GB) were stated and the customer said yes."""
-    gb = float(ctx.arguments["gb_amount"])
-    line = ctx.read(f"lines.{ctx.arguments['line_id']}")
-    plan = ctx.read(f"plans.{line['plan_id']}")
-    price = float(plan["data_refueling_price_per_gb"])
-    charge = gb * price
-    said = ctx.context("last_assistant_text", ctx.session.last_assistant_text)
-    forms = {f"{charge:.2f}"} | ({f"${charge:.0f}"} if charge == int(charge) else set())
-    wording = f"{gb:g} GB at {_money(price)}/GB = {_money(charge)}"
-    agent_stated = any(f in said for f in forms) and f"{gb:g}" in said
-    # The customer may have named the exact charge themselves ("$4.00 for 2 GB is fine").
-    customer_stated = ctx.context(
-        "customer_named_charge", any(any(f in m for f in forms) for m in ctx.session.user_messages)
-    )
-    if not (agent_stated or customer_stated):
-        return ctx.fail(
-            f"The price was not stated before asking: {wording}.",
-            f"Tell the customer that adding {gb:g} GB to line {line['line_id']} costs {_money(charge)} ({wording}) and ask for an explicit yes.",
-        )
-    last = ctx.context("last_user_message", ctx.session.last_user_message)
-    if not rules.is_explicit_yes(last):
-        return ctx.fail(
-            f"The customer has not said yes to paying {_money(charge)} for {gb:g} GB.",
-            "Ask the customer to confirm the amount and price with an explicit yes.",
-        )
-    return None
-
-
 # ----------------------------------------------------------------------------- roaming
 
 
@@ -356,7 +317,6 @@ PREDICATES: list[Predicate] = [
     resume_contract_not_ended,
     suspend_only_for_overdue_or_ended_contract,
     refuel_within_limit,
-    refuel_price_confirmed,
     roaming_customer_abroad,
     roaming_off_on_line,
     transfer_after_fixes_tried,
@@ -370,16 +330,22 @@ STATEMENTS: list[Statement] = [
         "abroad",
         "Whether the customer says they are abroad (yes) or at home (no).",
         {
-            "no": ["back home", "not abroad", "not travelling", "not traveling", "returned home", "no longer abroad"],
+            "no": ["back home", "returned home", "at home", "back in the country", "de retour", "de vuelta",
+                   "wieder zu hause", "di nuovo a casa", "de volta"],
             "yes": ["abroad", "overseas", "travelling", "traveling", "out of the country", "outside the country",
                     "on holiday in", "on vacation in", "in another country", "in France", "in Spain", "in Italy",
-                    "in Germany", "in Portugal", "in Japan", "in Mexico", "in Canada"],
+                    "in Germany", "in Portugal", "in Japan", "in Mexico", "in Canada", "in London", "in Paris",
+                    "a l etranger", "en el extranjero", "im ausland", "all estero", "no exterior", "fora do pais"],
         },
+        negated="no",
+        examples={"yes": "I'm abroad right now.", "no": "I'm back home."},
     ),
     keyword_statement(
         "locked_sim",
         "The customer says the phone asks for a SIM PIN or PUK code (a locked SIM).",
-        {"yes": ["PUK", "PIN code", "asks for a PIN", "asking for a PIN", "SIM is locked", "SIM locked", "locked SIM", "SIM card is locked"]},
+        {"yes": ["PUK", "PIN code", "asks for a PIN", "asking for a PIN", "asks for my PIN", "asking for my PIN",
+                 "SIM is locked", "SIM locked", "locked SIM", "SIM card is locked", "SIM PIN", "enter a PIN",
+                 "enter the PIN", "enter my PIN"]},
     ),
     keyword_statement(
         "fix_failed",

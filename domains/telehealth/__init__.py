@@ -9,6 +9,7 @@ from ledger_tui.engine.domain import Domain
 
 
 def build() -> Domain:
+    from domains.telehealth import proposals
     from domains.telehealth import paths
     from domains.telehealth.predicates import PREDICATES, STATEMENTS
     from domains.telehealth.schema import KEYED, TelehealthDB
@@ -27,4 +28,6 @@ def build() -> Domain:
         statements=STATEMENTS,
         sources=paths.SOURCES,
         identify_hint=paths.identify_hint,
+        identity_sentence=paths.identity_sentence,
+        proposal_terms=proposals.terms,
     )

@@ -21,7 +21,8 @@ the engine records `identified.<patient_id>` and `users.current`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import re
+from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
 
@@ -120,7 +121,25 @@ SOURCES: list[tuple[str, str]] = [
 ]
 
 
-def identify_hint(arguments: dict[str, Any]) -> SuggestedCall | None:
-    """No call can be suggested: identification needs the email, or the name and date of birth,
-    from the patient themselves (an id in the arguments does not count)."""
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) -> SuggestedCall | None:
+    """The lookup of the email the patient gave, if they gave one; otherwise the agent must ask
+    (an id in the arguments does not count)."""
+    for text in reversed(customer_text):
+        emails = _EMAIL.findall(text or "")
+        if emails:
+            return SuggestedCall(name="find_patient_by_email", arguments={"email": emails[-1].rstrip(".")})
     return None
+
+
+def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
+    """What the patient a call acts for says to be identified: their email."""
+    patient_id = arguments.get("patient_id")
+    for collection, key in (("appointments", "appointment_id"), ("prescriptions", "prescription_id"), ("records", "record_id")):
+        if not patient_id and arguments.get(key):
+            record = getattr(db, collection).get(arguments[key])
+            patient_id = record.patient_id if record is not None else None
+    patient = db.patients.get(patient_id) if patient_id else None
+    return f"My email is {patient.email}." if patient is not None else None

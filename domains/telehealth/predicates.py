@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from domains.telehealth.slots import CANCELLATION_WINDOW_HOURS, DURATIONS, NOW, hours_between, normalise, overlaps, parse, slots_for
+from domains.telehealth import proposals
 from ledger_tui.engine import rules
 from ledger_tui.engine.domain import Statement, keyword_statement
 from ledger_tui.engine.events import Verdict
@@ -65,14 +66,7 @@ owns_record = rules.owned_by_customer(
     owner_of=lambda record: record.get("patient_id") if isinstance(record, dict) else None,
     what="record",
 )
-# One confirmation predicate per write, each with the details the agent must have listed.
-confirmations = [
-    rules.confirmed("general.confirm", (SCHEDULE,), lambda a: [a.get("provider_id"), *_date_and_time(a.get("start"))]),
-    rules.confirmed("general.confirm", (RESCHEDULE,), lambda a: [a.get("appointment_id"), *_date_and_time(a.get("new_start"))]),
-    rules.confirmed("general.confirm", (CANCEL,), lambda a: [a.get("appointment_id")]),
-    rules.confirmed("general.confirm", (SUPPLIER,), lambda a: [a.get("prescription_id"), a.get("supplier_id")]),
-    rules.confirmed("general.confirm", (NOTE,), lambda a: [a.get("record_id")]),
-]
+confirmation = rules.confirmed("general.confirm", WRITES, proposals.terms)
 
 
 @predicate("books_for_identified_patient", clause="general.ownership", on_fail=Verdict.BLOCK, tools=(SCHEDULE,))
@@ -344,7 +338,7 @@ PREDICATES: list[Predicate] = [
     one_patient,
     owns_record,
     books_for_identified_patient,
-    *confirmations,
+    confirmation,
     provider_available_at_slot,
     slot_in_future,
     specialty_fits_request,
@@ -373,5 +367,6 @@ STATEMENTS: list[Statement] = [
         "specialty",
         "The specialty the patient asks to see (stated, not verified); a booking must then be with that specialty.",
         SPECIALTY_WORDS,
+        records=r"\bAPT\d+\b",
     ),
 ]

@@ -1,0 +1,170 @@
+"""What the agent must say before each retail write: the `Terms` its proposal names.
+
+A proposal names the action, the order (its id, or an item only that order of the customer holds;
+"your order" when they have one), and what the customer needs to know to say yes: the items by name
+and the options that change, the new address fields, the payment or refund method unless it is the
+order's original one (as the customer knows it: "Visa ending in 8902", "PayPal", "your gift card"),
+and, for an item change, that every item to change is listed (it can be done only once).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ledger_tui.engine import consent, rules
+from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine.gate import GateContext
+
+ORDER_NOUNS = ("order", "purchase", "package", "shipment", "delivery")
+ADDRESS_FIELDS = ("address1", "address2", "city", "state", "zip")
+# Reminding the customer that an item change happens once and takes every item at the same time.
+ALL_ITEMS = (
+    "all items", "all the items", "all of the items", "every item", "any other item", "any other items",
+    "other items", "anything else", "only once", "only be done once", "once per order", "one time",
+    "any other changes", "other changes", "no further changes", "any further changes", "all the changes",
+    "no more changes", "cannot be modified again", "can not be modified again", "can not be changed again",
+    "no further modifications", "any other modifications", "all modifications", "only modify",
+    "tous les articles", "todos los articulos", "alle artikel", "tutti gli articoli", "todos os itens",
+)  # fmt: skip
+
+
+def _names(name: str) -> list[str]:
+    """An item's name and its head noun ("Bicycle Helmet", "helmet"), as the customer says it."""
+    words = name.split()
+    return [name, words[-1]] if len(words) > 1 else [name]
+
+
+def _describe(order: Any) -> Iterable[Any]:
+    if not isinstance(order, dict):
+        return ()
+    return [form for item in order.get("items") or [] if item.get("name") for form in _names(item["name"])]
+
+
+def order_ref(ctx: GateContext, order_id: str) -> RecordRef:
+    me = ctx.session.user_id
+    profile = ctx.peek(f"users.{me}") if me else None
+    listed = profile.get("orders") if isinstance(profile, dict) else None
+    records = rules.customer_records(ctx, "orders.", "user_id", listed)
+    return rules.record_ref("order", order_id, ORDER_NOUNS, records, _describe)
+
+
+def _order(ctx: GateContext) -> dict[str, Any]:
+    return ctx.latest("orders." + ctx.arguments["order_id"])
+
+
+def _original(order: dict[str, Any]) -> str | None:
+    history = order.get("payment_history") or []
+    return history[0].get("payment_method_id") if history else None
+
+
+def _payment(ctx: GateContext, user_id: str | None, payment_id: str, original: str | None, label: str) -> Detail | None:
+    if payment_id == original:
+        return None
+    if consent.mentions(ctx.session.last_assistant_text, payment_id, ctx.session.year) or not user_id:
+        return Detail(label, (payment_id,))
+    profile = ctx.latest(f"users.{user_id}")
+    return rules.payment_detail(payment_id, profile.get("payment_methods") or {}, original, label)
+
+
+def _option_forms(key: str, value: Any) -> tuple[Any, ...]:
+    """How an option value is said: "blue"; a yes/no option by its name ("waterproof", "not
+    waterproof"); "not resistant" of "water resistance" also as "not water resistant"."""
+    text = str(value)
+    if text.lower() == "yes":
+        return (key,)
+    if text.lower() == "no":
+        return (f"no {key}", f"not {key}", f"non-{key}", f"without {key}", f"non {key}")
+    words = text.split()
+    key_words = key.split()
+    if len(words) > 1 and words[0].lower() in ("not", "no", "non") and len(key_words) > 1:
+        return (text, " ".join([words[0], *key_words[:-1], *words[1:]]))
+    return (text,)
+
+
+def _item_details(ctx: GateContext, order: dict[str, Any], old_ids: list[str], new_ids: list[str] | None) -> list[Detail]:
+    details: list[Detail] = []
+    items = {i["item_id"]: i for i in order.get("items") or []}
+    for n, old_id in enumerate(old_ids):
+        item = items.get(old_id) or {}
+        name = item.get("name") or old_id
+        details.append(Detail(f"the item ({name})", (*_names(name), old_id)))
+        if new_ids is None or n >= len(new_ids):
+            continue
+        new_id = new_ids[n]
+        if consent.mentions(ctx.session.last_assistant_text, new_id, ctx.session.year):
+            continue
+        product = ctx.latest("products." + item["product_id"]) if item.get("product_id") else {}
+        variant = (product.get("variants") or {}).get(new_id) or {}
+        old_options = item.get("options") or {}
+        for key, value in (variant.get("options") or {}).items():
+            if old_options.get(key) != value:
+                details.append(Detail(f"the new {key} of the {name} ({value})", _option_forms(key, value)))
+    return details
+
+
+def cancel_terms(ctx: GateContext) -> Terms:
+    oid = ctx.arguments["order_id"]
+    return Terms(("cancel",), f"cancel order {oid}", order_ref(ctx, oid))
+
+
+def address_terms(ctx: GateContext) -> Terms:
+    a = ctx.arguments
+    if ctx.call.name == "modify_user_address":
+        current = (ctx.peek(f"users.{a.get('user_id')}") or {}).get("address") or {}
+        what, record = "change the customer's default address", None
+    else:
+        current = _order(ctx).get("address") or {}
+        what, record = f"change the shipping address of order {a['order_id']}", order_ref(ctx, a["order_id"])
+    details = []
+    for field in ADDRESS_FIELDS:
+        value = a.get(field)
+        if value and (not current or current.get(field) != value or field in ("address1", "zip")):
+            details.append(Detail(f"the new {field} ({value})", (value,)))
+    return Terms(("address", "change"), what, record, tuple(details))
+
+
+def payment_terms(ctx: GateContext) -> Terms:
+    a = ctx.arguments
+    order = _order(ctx)
+    detail = _payment(ctx, order.get("user_id"), a["payment_method_id"], None, "the new payment method")
+    return Terms(("payment", "change"), f"change the payment method of order {a['order_id']}", order_ref(ctx, a["order_id"]), (detail,) if detail else ())
+
+
+def items_terms(ctx: GateContext) -> Terms:
+    a = ctx.arguments
+    order = _order(ctx)
+    details = _item_details(ctx, order, list(a.get("item_ids") or []), list(a.get("new_item_ids") or []))
+    pay = _payment(ctx, order.get("user_id"), a["payment_method_id"], _original(order), "the payment method for the difference")
+    if pay is not None:
+        details.append(pay)
+    if ctx.call.name == "modify_pending_order_items":
+        details.append(Detail("that every item to change is listed (it can be done only once)", ALL_ITEMS))
+        families, what = ("items", "change", "exchange"), f"change items of order {a['order_id']}"
+    else:
+        families, what = ("exchange", "change"), f"exchange items of order {a['order_id']}"
+    return Terms(families, what, order_ref(ctx, a["order_id"]), tuple(details))
+
+
+def return_terms(ctx: GateContext) -> Terms:
+    a = ctx.arguments
+    order = _order(ctx)
+    details = _item_details(ctx, order, list(a.get("item_ids") or []), None)
+    pay = _payment(ctx, order.get("user_id"), a["payment_method_id"], _original(order), "the refund method")
+    if pay is not None:
+        details.append(pay)
+    return Terms(("return", "refund"), f"return items of order {a['order_id']}", order_ref(ctx, a["order_id"]), tuple(details))
+
+
+TERMS = {
+    "cancel_pending_order": cancel_terms,
+    "modify_pending_order_address": address_terms,
+    "modify_user_address": address_terms,
+    "modify_pending_order_payment": payment_terms,
+    "modify_pending_order_items": items_terms,
+    "exchange_delivered_order_items": items_terms,
+    "return_delivered_order_items": return_terms,
+}
+
+
+def terms(ctx: GateContext) -> Terms:
+    return TERMS[ctx.call.name](ctx)
