@@ -28,6 +28,7 @@ from ledger_tui.engine.tasks import Action, Task
 YES = "Yes, please go ahead."
 MAX_ATTEMPTS = 8
 CONFIRMATION_PREDICATES = ("explicit_confirmation",)
+IDENTITY_PREDICATES = ("customer_identified",)
 
 
 def fresh_environment(domain: Domain, task: Task | None = None, db_path: Path | None = None) -> Environment:
@@ -89,6 +90,9 @@ class GoldAgent:
         self.attempts = 0
         self.retry_next = False
         self.awaiting_yes = False
+        # what the gold customer says next when the agent asked them something: a yes, who they
+        # are, or a fact the policy needs from them (a cancellation reason)
+        self.customer_reply: str | None = None
         self.customer_todo: list[Action] = []
         self.finished = False
         self.outcomes: list[ActionOutcome] = []
@@ -151,18 +155,69 @@ class GoldAgent:
                     )
                 )
                 return
-            if any(name in CONFIRMATION_PREDICATES for name in outcome.failed_predicates):
+            asked = self._ask(decision)
+            if asked is not None:
+                question, answer = asked
                 self.retry_next = True
-                self.awaiting_yes = True
-                # the call's signature names its details; the gate's hint is for the agent, not the customer
-                self._pending = ModelTurn(
-                    text=f"To confirm, I am about to run {self._call(self.current).signature()}. Shall I proceed?"
-                )
+                self.awaiting_yes = answer == YES
+                self.customer_reply = answer
+                self._pending = ModelTurn(text=question)
                 return
             self.problems.append(f"{self.current.name}: REVISE the gold agent cannot act on ({decision.reason})")
             self._settle(outcome)
             return
         self._settle(outcome)
+
+    def _ask(self, decision: GateDecision) -> tuple[str, str] | None:
+        """What to ask the customer for a REVISE no read can fix, and what the gold customer
+        answers: who they are; a fact only they can state; or the proposal and its yes."""
+        failed = decision.failed()
+        names = {p.name for p in failed}
+        if names & set(IDENTITY_PREDICATES) and self.domain.identity_sentence is not None:
+            said = self.domain.identity_sentence(self.session.env.db, self.current.arguments)  # type: ignore[union-attr]
+            if said:
+                return "Before I change anything, I need to identify you. How can I find your account?", said
+        for p in failed:
+            stated = [r.path for r in p.reads if r.path.startswith("said.") and not r.present]
+            if stated and p.name not in CONFIRMATION_PREDICATES:
+                answer = self._statement(stated[0])
+                if answer:
+                    return "May I ask why?" if "reason" in stated[0] else "Could you tell me more?", answer
+        if names & set(CONFIRMATION_PREDICATES):
+            return self._proposal(), YES
+        return None
+
+    def _statement(self, path: str) -> str | None:
+        """The gold customer's words for a stated fact: the task's own sentence that states it, or
+        the statement's example for the value the gold write implies."""
+        key = path.split(".")[1]
+        statement = next((st for st in self.domain.statements if st.key == key), None)
+        if statement is None:
+            return None
+        for fact in statement.facts(self.task.user_scenario.text() if self.task.user_scenario else ""):
+            return fact.quote
+        wanted = next((v for v in (self.current.arguments.get("reason"),) if v), None)  # type: ignore[union-attr]
+        if wanted in statement.examples:
+            return statement.examples[wanted]
+        return next(iter(statement.examples.values()), None)
+
+    def _proposal(self) -> str:
+        """The write in the customer's terms, from what its proposal must name (`Terms`)."""
+        call = self._call(self.current)  # type: ignore[arg-type]
+        terms_fn = self.domain.proposal_terms
+        if terms_fn is None:
+            return f"To confirm, I am about to run {call.signature()}. Shall I proceed?"
+        from ledger_tui.engine.consent import proposal_text
+        from ledger_tui.engine.gate import GateContext
+
+        assert self.session is not None
+        tool = self.domain.tool(call.name)
+        args = tool.args.model_validate(call.arguments) if tool is not None else None
+        ctx = GateContext(call=call, args=args, ledger=self.session.state.ledger, session=self.session.state.context(), domain=self.domain)  # type: ignore[arg-type]
+        try:
+            return proposal_text(terms_fn(ctx))
+        except Exception:
+            return f"To confirm, I am about to run {call.signature()}. Shall I proceed?"
 
     def _expected_revise(self, outcome: ActionOutcome) -> bool:
         """A refusal task whose forbidden write must end in REVISE from a named predicate."""
@@ -194,6 +249,7 @@ class GoldAgent:
                 return pending
             self.retry_next = False
             self.awaiting_yes = False
+            self.customer_reply = None
             return self._propose()
         if self.current is not None:
             return self._propose()
@@ -266,8 +322,9 @@ async def run_gold(
                 await drain(session.customer_action(action.name, action.arguments))
             agent.customer_todo = []
             reply = "Done, I did that on my phone."
-        elif agent.awaiting_yes:
-            reply = YES
+        elif agent.customer_reply is not None:
+            reply = agent.customer_reply
+            agent.customer_reply = None
         else:
             reply = "Please continue."
         await drain(session.user_says(reply))
