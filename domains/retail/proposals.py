@@ -22,6 +22,7 @@ ALL_ITEMS = (
     "all items", "all the items", "all of the items", "every item", "any other item", "any other items",
     "other items", "anything else", "only once", "only be done once", "once per order", "one time",
     "any other changes", "other changes", "no further changes", "any further changes", "all the changes",
+    "all the item", "all item changes", "listed all", "all of the changes", "everything you want to change",
     "no more changes", "cannot be modified again", "can not be modified again", "can not be changed again",
     "no further modifications", "any other modifications", "all modifications", "only modify",
     "tous les articles", "todos los articulos", "alle artikel", "tutti gli articoli", "todos os itens",
@@ -29,9 +30,12 @@ ALL_ITEMS = (
 
 
 def _names(name: str) -> list[str]:
-    """An item's name and its head noun ("Bicycle Helmet", "helmet"), as the customer says it."""
+    """An item's name and its head noun, as the customer says it: "Bicycle Helmet" or "helmet";
+    "Wristwatch" or "watch" (the tail of a compound word)."""
     words = name.split()
-    return [name, words[-1]] if len(words) > 1 else [name]
+    if len(words) > 1:
+        return [name, words[-1]]
+    return [name] + [name[i:] for i in range(1, len(name) - 3)] if len(name) >= 8 else [name]
 
 
 def _describe(order: Any) -> Iterable[Any]:
@@ -116,11 +120,25 @@ def address_terms(ctx: GateContext) -> Terms:
         current = _order(ctx).get("address") or {}
         what, record = f"change the shipping address of order {a['order_id']}", order_ref(ctx, a["order_id"])
     details = []
-    for field in ADDRESS_FIELDS:
-        value = a.get(field)
-        if value and (not current or current.get(field) != value or field in ("address1", "zip")):
-            details.append(Detail(f"the new {field} ({value})", (value,)))
+    profile = _profile_address(ctx)
+    if profile and all((profile.get(f) or "") == (a.get(f) or "") for f in ADDRESS_FIELDS):
+        # the customer knows it as their default address
+        forms = (a.get("address1"), "default address", "address on file", "address in your profile", "profile address")
+        details.append(Detail(f"the new address ({a.get('address1')})", forms))
+    else:
+        for field in ADDRESS_FIELDS:
+            value = a.get(field)
+            if value and (not current or current.get(field) != value or field in ("address1", "zip")):
+                details.append(Detail(f"the new {field} ({value})", (value,)))
     return Terms(("address", "change"), what, record, tuple(details))
+
+
+def _profile_address(ctx: GateContext) -> dict[str, Any] | None:
+    me = ctx.session.user_id
+    profile = ctx.peek(f"users.{me}") if me else None
+    if not isinstance(profile, dict):
+        profile = ctx.ledger.value(f"users.{me}") if me else None
+    return profile.get("address") if isinstance(profile, dict) else None
 
 
 def payment_terms(ctx: GateContext) -> Terms:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ledger_tui.engine import rules
 from ledger_tui.engine.domain import Statement, keyword_statement
-from ledger_tui.engine.events import Verdict
+from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 
 from . import proposals
@@ -279,31 +279,111 @@ def roaming_off_on_line(ctx: GateContext) -> Failure | None:
 
 # ----------------------------------------------------------------------------- escalation
 
-_FIX_WORDS = re.compile(
-    r"\b(restart|reboot|airplane|reseat|sim card|apn|roaming|data saver|network mode|speed test|wi-?fi calling|"
-    r"vpn|permission|toggle|turn (on|off)|mobile data|payment request)\b",
+# The fixes the policy lists per problem ("Fixing the phone"), and words that show the agent took
+# the customer through each. A transfer for a problem waits until each applicable fix was offered.
+FIXES: dict[str, dict[str, re.Pattern[str]]] = {
+    "no_service": {
+        "airplane mode": re.compile(r"\bairplane\b|\bflight mode\b", re.I),
+        "the SIM card": re.compile(r"\bsim\b", re.I),
+    },
+    "mobile_data": {
+        "mobile data on": re.compile(r"\bmobile data\b|\bcellular data\b|\bdata (?:is|switch|toggle)", re.I),
+        "data saver": re.compile(r"\bdata saver\b|\bdata restriction", re.I),
+        "the network mode": re.compile(r"\bnetwork (?:mode|preference|type)\b|\b4g\b|\b5g\b", re.I),
+    },
+    "mms": {
+        "mobile data": re.compile(r"\bmobile data\b|\bcellular data\b|\bspeed test\b", re.I),
+        "Wi-Fi calling": re.compile(r"\bwi-?fi calling\b", re.I),
+        "the MMS (APN) settings": re.compile(r"\bapn\b|\bmmsc\b|\bmms settings?\b", re.I),
+        "the messaging app's permissions": re.compile(r"\bpermission", re.I),
+    },
+}
+# the phone's own switch, not the line's setting: roaming near phone, device, settings or a toggle
+_ROAMING = re.compile(
+    r"\broaming\b[^.?!\n]{0,80}\b(phone|device|settings?|switch|toggle|turn(ed)? (it )?on|enable)\b|"
+    r"\b(phone|device|settings?|switch|toggle|turn on|enable)\b[^.?!\n]{0,80}\broaming\b",
     re.I,
 )
 
 
+def _line_is_liftless(line: dict[str, Any]) -> bool:
+    return line.get("status") == "Suspended" and _contract_ended(line)
+
+
+def _data_used_up(ctx: GateContext, line: dict[str, Any]) -> bool | Failure:
+    """Has the line used its plan's data (refuels counted)? Needs the plan's limit."""
+    plan = ctx.peek(f"plans.{line.get('plan_id')}")
+    if plan is None:
+        call = SuggestedCall(name="get_details_by_id", arguments={"id": line.get("plan_id")})
+        return ctx.needs(f"plans.{line.get('plan_id')} has not been read: whether the data is used up is unknown.", call)
+    limit = float(plan.get("data_limit_gb") or 0) + float(line.get("data_refueling_gb") or 0)
+    return float(line.get("data_used_gb") or 0) >= limit
+
+
 @predicate(
-    "transfer_after_fixes_tried", clause="escalation.transfer", on_fail=Verdict.REVISE, tools=("transfer_to_human_agents",)
+    "transfer_after_fixes_tried",
+    clause="escalation.transfer",
+    on_fail=Verdict.REVISE,
+    tools=("transfer_to_human_agents",),
+    reads=("said.locked_sim", "said.fix_failed", "said.abroad", "said.issue_*", "lines.*", "plans.*"),
 )
 def transfer_after_fixes_tried(ctx: GateContext) -> Failure | None:
-    """Transfer only for a locked SIM, a suspension that cannot be lifted, or after in-scope fixes failed."""
+    """Transfer for a locked SIM or a suspension that cannot be lifted; otherwise only after the
+    fixes the policy lists for the customer's problem were offered and did not help: for data or
+    MMS abroad, roaming on the line and on the phone; used-up data refuelled; and each fix of the
+    problem's list."""
     if ctx.stated("locked_sim") == "yes":
         return None
-    for path in ctx.observed_paths("lines."):
-        line = ctx.peek(path)
-        if line and line.get("status") == "Suspended" and _contract_ended(line):
-            return None
-    guided = ctx.context("fix_guided", any(_FIX_WORDS.search(t) for t in ctx.session.assistant_texts))
-    if guided and ctx.stated("fix_failed") == "yes":
+    lines = [ctx.peek(p) for p in ctx.observed_paths("lines.")]
+    lines = [line for line in lines if isinstance(line, dict)]
+    if any(_line_is_liftless(line) for line in lines):
         return None
-    return ctx.fail(
-        "No in-scope fix has been tried and failed, and there is no locked SIM or unliftable suspension on record.",
-        "Guide the customer through the fixes in the policy first; transfer when they fail or the case is out of scope.",
-    )
+    problems = [p for p in ("no_service", "mobile_data", "mms") if ctx.stated(f"issue_{p}") == "yes"]
+    if "no_service" in problems and ctx.stated("service_restored") != "yes":
+        problems = ["no_service"]  # nothing else works without service: its fixes come first
+    texts = ctx.context("agent_said", " ".join(ctx.session.assistant_texts))
+    data_problem = bool({"mobile_data", "mms"} & set(problems))
+    abroad = ctx.stated("abroad") == "yes"
+    missing: list[str] = []  # fixes not offered: a violation, whatever is still unread
+    unread: Failure | None = None  # a read that decides whether a fix applies
+    for problem in problems:
+        missing.extend(name for name, rx in FIXES[problem].items() if not rx.search(texts))
+    if abroad and data_problem and not _ROAMING.search(texts):
+        missing.append("data roaming on the phone (they are abroad)")
+    if not lines:
+        me = ctx.session.user_id
+        customer = ctx.peek(f"customers.{me}") if me else None
+        ids = (customer or {}).get("line_ids") or []
+        what = "None of the customer's lines has been read: its status, plan and roaming are unknown."
+        unread = ctx.needs(what, SuggestedCall(name="get_details_by_id", arguments={"id": ids[0]})) if ids else ctx.fail(what)
+    else:
+        if abroad and data_problem:
+            roaming_on = any(line.get("roaming_enabled") for line in lines) or any(
+                w.name == "enable_roaming" for w in ctx.session.writes_done
+            )
+            if not roaming_on:
+                missing.append("roaming on the customer's line (they are abroad)")
+        if data_problem and not any(w.name == "refuel_data" for w in ctx.session.writes_done):
+            for line in lines:
+                used_up = _data_used_up(ctx, line)
+                if isinstance(used_up, Failure):
+                    unread = unread or used_up
+                elif used_up:
+                    missing.append(f"more data for line {line['line_id']} (its data is used up)")
+    if missing:
+        return ctx.fail(
+            f"In-scope fixes for the customer's problem were not offered: {'; '.join(missing)}.",
+            "Take the customer through these fixes first; transfer if they do not help.",
+        )
+    if unread is not None:
+        return unread
+    if ctx.stated("fix_failed") != "yes":
+        return ctx.fail(
+            "The customer has not said that the fixes tried did not help, and there is no locked SIM or "
+            "unliftable suspension on record.",
+            "Guide the customer through the fixes in the policy first; transfer when they fail or the case is out of scope.",
+        )
+    return None
 
 
 PREDICATES: list[Predicate] = [
@@ -350,7 +430,29 @@ STATEMENTS: list[Statement] = [
     keyword_statement(
         "fix_failed",
         "The customer reports that the suggested fix did not help.",
-        {"yes": ["still not working", "still doesn't work", "still does not work", "didn't help", "did not help",
-                 "didn't work", "did not work", "no luck", "still broken", "still no service", "still can't", "still cannot"]},
+        {"yes": ["still not working", "still does not work", "did not help", "does not help", "did not work",
+                 "does not work", "no luck", "still broken", "still no service", "still can not", "still cannot",
+                 "still seeing", "still see", "still shows", "still showing", "still have no", "still no signal",
+                 "still get", "still getting", "still unable", "still the same", "same problem", "nothing changed",
+                 "did not fix", "not fixed", "still won t", "still will not", "still does not"]},
     ),
+    keyword_statement("issue_no_service", "The customer's phone has no service (no signal, no calls).",
+                      {"yes": ["no service", "no signal", "can not make calls", "cannot make calls", "no bars",
+                               "sos only", "emergency calls only", "can not call", "no network"]}),
+    keyword_statement("service_restored", "The customer says the phone has service again.",
+                      {"yes": ["signal is back", "signal bars are back", "bars are back", "service is back",
+                               "i have service", "have service now", "have signal now", "i have signal",
+                               "signal came back", "back online", "excellent signal", "good signal",
+                               "strong signal", "full signal", "full bars"]}),
+    keyword_statement("issue_mobile_data", "The customer's mobile data does not work or is slow.",
+                      {"yes": ["mobile data", "no internet", "internet is not working", "internet does not work",
+                               "internet not working", "data is not working", "data not working", "no data",
+                               "slow data", "data is slow", "internet is slow", "slow internet", "can not browse",
+                               "cannot browse", "cellular data", "data connection", "can not get online",
+                               "can not go online", "can not load", "will not load"]}),
+    keyword_statement("issue_mms", "The customer cannot send MMS (picture) messages.",
+                      {"yes": ["send mms", "sending mms", "mms messages", "mms message", "an mms", "mms is not",
+                               "mms does not", "mms will not", "picture message", "picture messages", "photo message",
+                               "photo messages", "send pictures", "send photos", "send a picture", "send a photo",
+                               "multimedia message", "multimedia messages"]}),
 ]

@@ -67,6 +67,7 @@ class SessionState:
     recent_writes: tuple[ToolCall, ...] = ()
     open_reads: tuple[ToolCall, ...] = ()
     reads_done: frozenset[str] = frozenset()
+    writes_done: tuple[ToolCall, ...] = ()  # every agent write that ran, in order
 
     def context(self) -> SessionContext:
         identified = tuple(
@@ -83,6 +84,7 @@ class SessionState:
             assistant_texts=self.assistant_texts,
             recent_writes=self.recent_writes,
             reads_done=self.reads_done,
+            writes_done=self.writes_done,
         )
 
 
@@ -140,7 +142,7 @@ def advance(state: SessionState, event: Event) -> SessionState:
             return s
         rest = tuple(c for c in s.open_writes if c is not call)
         if event.executed and not event.error:
-            return replace(s, open_writes=rest, recent_writes=s.recent_writes + (call,))
+            return replace(s, open_writes=rest, recent_writes=s.recent_writes + (call,), writes_done=s.writes_done + (call,))
         return replace(s, open_writes=rest)
     if isinstance(event, Notice):
         return replace(s, conversation=s.conversation + (event,))
