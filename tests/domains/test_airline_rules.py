@@ -17,9 +17,11 @@ _, PLANTED = generate()
 
 
 def probe(*, user: str | None = None, reservation: str | None = None, opening: str = "Hello") -> Probe:
+    """The customer opens, says their user id when there is one, and the agent reads what was asked."""
     p = Probe(DOMAIN)
     p.say(opening)
     if user:
+        p.say(f"My user id is {user}.")
         assert not p.read("get_user_details", user_id=user).error
     if reservation:
         assert not p.read("get_reservation_details", reservation_id=reservation).error
@@ -41,13 +43,9 @@ def statuses(p: Probe, rid: str) -> None:
         p.read("get_flight_status", flight_number=f.flight_number, date=f.date)
 
 
-def confirm(p: Probe, name: str, **args) -> None:
-    p.confirm("I am about to run " + ToolCall(id="c", name=name, arguments=args).signature() + ". Shall I proceed?")
-
-
 def gate(p: Probe, name: str, **args) -> GateDecision:
-    confirm(p, name, **args)
-    return p.gate(name, **args)
+    """The agent proposes the write in the customer's terms, the customer says yes, the gate decides."""
+    return p.propose(name, **args)
 
 
 def failed(decision: GateDecision) -> list[str]:
@@ -88,17 +86,39 @@ def test_every_predicate_names_a_clause_present_in_the_policy():
 
 def test_a_write_before_identification_is_revised_with_the_lookup_to_make():
     s = PLANTED["cancel_recent"]
-    p = probe(reservation=s["reservation_id"], opening="I want to cancel, my plans changed")
-    decision = gate(p, "book_reservation", **_booking_args(p, s["user_id"]))
+    uid = s["user_id"]
+    p = probe(opening="I want to cancel, my plans changed")
+    p.say(f"My user id is {uid}.")  # said, but no read has confirmed it yet
+    args = _booking_args(p, uid)
+    f = args["flights"][0]
+    me = args["passengers"][0]
+    pay = args["payment_methods"][0]
+    p.confirm(
+        f"To confirm, I will book {args['origin']} to {args['destination']}: flight {f['flight_number']} on {f['date']}, "
+        f"economy, for {me['first_name']} {me['last_name']}, ${pay['amount']:g} on {pay['payment_id']}. Shall I go ahead?"
+    )
+    decision = p.gate("book_reservation", **args)
     stopped(decision, Verdict.REVISE, "customer_identified")
+    assert next(r for r in decision.predicates if r.name == "customer_identified").needs_a_read()
     assert decision.suggested_calls[0].name == "get_user_details"
+    assert decision.suggested_calls[0].arguments == {"user_id": uid}
+    # A customer who never said who they are is asked first: no lookup is suggested for them.
+    p0 = probe(reservation=s["reservation_id"], opening="I want to cancel, my plans changed")
+    decision = gate(p0, "cancel_reservation", reservation_id=s["reservation_id"])
+    stopped(decision, Verdict.REVISE, "customer_identified")
+    assert not next(r for r in decision.predicates if r.name == "customer_identified").needs_a_read()
+    assert decision.category() == "violation" and decision.suggested_calls == []
     p2, uid, rid = scenario("cancel_recent", "I want to cancel, my plans changed")
     allowed(gate(p2, "cancel_reservation", reservation_id=rid))
 
 
 def test_a_second_customer_in_the_conversation_blocks_writes():
     p, uid, rid = scenario("cancel_recent", "My plans changed, cancel please")
-    p.read("get_user_details", user_id=PLANTED["cancel_business"]["user_id"])
+    other = PLANTED["cancel_business"]["user_id"]
+    p.read("get_user_details", user_id=other)  # a lookup of someone the customer never named identifies nobody
+    allowed(gate(p, "cancel_reservation", reservation_id=rid))
+    p.say(f"Oh, and my colleague's user id is {other}.")
+    p.read("get_user_details", user_id=other)
     stopped(gate(p, "cancel_reservation", reservation_id=rid), Verdict.BLOCK, "one_customer_per_conversation")
 
 
@@ -114,12 +134,33 @@ def test_bookings_and_certificates_only_for_the_identified_customer():
     stopped(gate(p, "send_certificate", user_id=other, amount=200), Verdict.BLOCK, "acts_for_identified_customer")
 
 
+def _second_reservation(p: Probe, uid: str, rid: str) -> str:
+    """Give the customer a second reservation (another route) and read their profile again."""
+    copy = res(p, rid).model_copy(deep=True)
+    copy.reservation_id, copy.origin, copy.destination = "ZZ9ZZ9", copy.destination, copy.origin
+    p.env.db.reservations[copy.reservation_id] = copy
+    p.env.db.users[uid].reservations.append(copy.reservation_id)
+    p.read("get_user_details", user_id=uid)
+    return copy.reservation_id
+
+
 def test_confirmation_needs_the_details_then_an_explicit_yes():
     p, uid, rid = scenario("cancel_recent", "Plans changed, please cancel")
     stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
-    p.confirm("Shall I cancel your booking?")  # the id was never listed
+    p.confirm("Shall I go ahead with it?")  # neither the action nor the reservation
+    stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
+    p.confirm("Shall I cancel it?")  # the action, but not which reservation
     stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
     p.confirm(f"I will cancel reservation {rid}. Proceed?", yes="No, wait.")
+    stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
+    p.confirm(f"I am about to run cancel_reservation(reservation_id={rid!r}). Shall I proceed?")  # a tool call is not a proposal
+    stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
+    # With one reservation, "your booking" singles it out; once the customer has two, only its id
+    # (or what tells it apart) does.
+    p.confirm("Shall I cancel your booking?")
+    allowed(p.gate("cancel_reservation", reservation_id=rid))
+    _second_reservation(p, uid, rid)
+    p.confirm("Shall I cancel your booking?")  # the id was never listed
     stopped(p.gate("cancel_reservation", reservation_id=rid), Verdict.REVISE, "explicit_confirmation")
     allowed(gate(p, "cancel_reservation", reservation_id=rid))
 
@@ -223,6 +264,7 @@ def test_booking_with_two_certificates_is_revised():
     methods = p.env.db.users[uid].payment_methods
     methods["certificate_1111111"] = Certificate(source="certificate", id="certificate_1111111", amount=100.0)
     p.say("book")
+    p.say(f"My user id is {uid}.")
     p.read("get_user_details", user_id=uid)
     n, d = PLANTED["book_certificate"]["flight"]
     f = p.env.db.flights[n]
