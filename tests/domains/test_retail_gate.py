@@ -34,12 +34,19 @@ def swap_for(order, *, available: bool = True):
     return None
 
 
-def ready(order, identify: bool = True) -> Probe:
-    """A probe that identified the order's owner and read the order, profile and products."""
+def identify(p: Probe, user) -> None:
+    """The customer gives their email and the agent looks it up."""
+    p.say(f"Hi, my email is {user.email}.")
+    assert not p.read("find_user_id_by_email", email=user.email).error
+
+
+def ready(order, identify_owner: bool = True) -> Probe:
+    """A probe that identified the order's owner (from the email they gave) and read the order,
+    profile and products."""
     p = probe()
     user = DB.users[order.user_id]
-    if identify:
-        assert not p.read("find_user_id_by_email", email=user.email).error
+    if identify_owner:
+        identify(p, user)
     p.read("get_order_details", order_id=order.order_id)
     p.read("get_user_details", user_id=user.user_id)
     for item in order.items:
@@ -48,9 +55,10 @@ def ready(order, identify: bool = True) -> Probe:
 
 
 def propose(p: Probe, name: str, confirm: bool = True, **arguments):
-    """The agent lists the call's arguments, the customer says yes, then the call goes to the gate."""
+    """The agent proposes the write in the customer's terms, the customer says yes, then the call
+    goes to the gate."""
     if confirm:
-        p.confirm(f"I will run {name} with {arguments}. Shall I proceed?")
+        return p.propose(name, **arguments)
     return p.gate(name, **arguments)
 
 
@@ -73,11 +81,15 @@ ADDRESS = {"address1": "1 Main Street", "address2": "", "city": "Austin", "state
 # ---------------------------------------------------------------- everywhere
 def test_a_user_id_alone_does_not_identify_the_customer():
     order = find("pending")
-    p = ready(order, identify=False)
+    p = ready(order, identify_owner=False)
     p.say("I no longer need it.")
     decision = propose(p, "cancel_pending_order", order_id=order.order_id, reason="no longer needed")
     assert_stopped(decision, Verdict.REVISE, "customer_identified")
+    # Looking up an email the customer never said identifies nobody either.
     p.read("find_user_id_by_email", email=DB.users[order.user_id].email)
+    decision = propose(p, "cancel_pending_order", order_id=order.order_id, reason="no longer needed")
+    assert_stopped(decision, Verdict.REVISE, "customer_identified")
+    identify(p, DB.users[order.user_id])
     p.say("I no longer need it.")
     assert_allowed(propose(p, "cancel_pending_order", order_id=order.order_id, reason="no longer needed"))
 
@@ -85,7 +97,8 @@ def test_a_user_id_alone_does_not_identify_the_customer():
 def test_identification_by_name_and_zip_counts():
     order = find("pending")
     user = DB.users[order.user_id]
-    p = ready(order, identify=False)
+    p = ready(order, identify_owner=False)
+    p.say(f"I'm {user.name.first_name} {user.name.last_name}, zip code {user.address.zip}.")
     p.read("find_user_id_by_name_zip", first_name=user.name.first_name, last_name=user.name.last_name, zip=user.address.zip)
     assert_allowed(propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS))
 
@@ -94,6 +107,9 @@ def test_one_customer_per_conversation():
     order = find("pending")
     p = ready(order)
     other = next(u for u in DB.users.values() if u.user_id != order.user_id)
+    p.read("find_user_id_by_email", email=other.email)  # never said by the customer: identifies nobody
+    assert_allowed(propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS))
+    p.say(f"Actually, my husband's email is {other.email}, could you check his account too?")
     p.read("find_user_id_by_email", email=other.email)
     decision = propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS)
     assert_stopped(decision, Verdict.BLOCK, "one_customer_per_conversation")
@@ -117,20 +133,29 @@ def test_confirmation_needs_the_details_and_an_explicit_yes():
     p.confirm("I will update your order's address. OK?")  # no order id, no street, no zip
     decision = p.gate("modify_pending_order_address", order_id=order.order_id, **ADDRESS)
     assert_stopped(decision, Verdict.REVISE, "explicit_confirmation")
-    p.confirm(f"Ship {order.order_id} to 1 Main Street, Austin, TX 78701?", yes="No, wait.")
+    proposal = f"Shall I change the shipping address of order {order.order_id} to 1 Main Street, Austin, TX 78701?"
+    p.confirm(proposal, yes="No, wait.")
     decision = p.gate("modify_pending_order_address", order_id=order.order_id, **ADDRESS)
     assert_stopped(decision, Verdict.REVISE, "explicit_confirmation")
-    p.confirm(f"Ship {order.order_id} to 1 Main Street, Austin, TX 78701?", yes="Yes, that's right.")
+    p.confirm(proposal, yes="Yes, that's right.")
     assert_allowed(p.gate("modify_pending_order_address", order_id=order.order_id, **ADDRESS))
+    # A tool call and its arguments are not a proposal in the customer's terms.
+    p.confirm(f"I will run modify_pending_order_address with {dict(order_id=order.order_id, **ADDRESS)}. Shall I proceed?")
+    decision = p.gate("modify_pending_order_address", order_id=order.order_id, **ADDRESS)
+    assert_stopped(decision, Verdict.REVISE, "explicit_confirmation")
 
 
 def test_missing_evidence_asks_for_the_read_that_supplies_it():
     order = find("pending", lambda o, u: swap_for(o) is not None)
     item, variant = swap_for(order)
     p = probe()
-    p.read("find_user_id_by_email", email=DB.users[order.user_id].email)
-    decision = propose(p, "modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
-                       new_item_ids=[variant.item_id], payment_method_id=original(order))
+    identify(p, DB.users[order.user_id])
+    options = ", ".join(f"{v}" for v in variant.options.values())
+    p.confirm(f"To confirm, I will change the {item.name} in order {order.order_id} to the {options} one "
+              f"(item {variant.item_id}), any price difference on the original payment method. Please make sure you "
+              "have listed all the items you want to change: it can only be done once. Shall I go ahead?")
+    decision = p.gate("modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
+                      new_item_ids=[variant.item_id], payment_method_id=original(order))
     assert decision.verdict == Verdict.REVISE
     assert {(c.name, tuple(c.arguments.items())) for c in decision.suggested_calls} == {
         ("get_order_details", (("order_id", order.order_id),)),
@@ -256,7 +281,7 @@ def test_gift_card_must_cover_the_order_total():
     card = next(m for m in db.users[order.user_id].payment_methods.values() if m.source == "gift_card")
     card.balance = order.payment_history[0].amount - 0.01
     p = Probe(DOMAIN, db=db)
-    p.read("find_user_id_by_email", email=DB.users[order.user_id].email)
+    identify(p, DB.users[order.user_id])
     p.read("get_order_details", order_id=order.order_id)
     p.read("get_user_details", user_id=order.user_id)
     decision = propose(p, "modify_pending_order_payment", order_id=order.order_id, payment_method_id=card.id)
@@ -313,7 +338,7 @@ def test_gift_card_must_cover_a_price_increase():
     card = next(m for m in db.users[order.user_id].payment_methods.values() if m.source == "gift_card")
     card.balance = round(variant.price - item.price - 0.01, 2)
     p = Probe(DOMAIN, db=db)
-    p.read("find_user_id_by_email", email=DB.users[order.user_id].email)
+    identify(p, DB.users[order.user_id])
     p.read("get_order_details", order_id=order.order_id)
     p.read("get_user_details", user_id=order.user_id)
     p.read("get_product_details", product_id=item.product_id)
@@ -384,7 +409,7 @@ def test_only_the_identified_customers_profile_address_changes():
     user = next(iter(DB.users.values()))
     other = list(DB.users.values())[1]
     p = probe()
-    p.read("find_user_id_by_email", email=user.email)
+    identify(p, user)
     assert_stopped(propose(p, "modify_user_address", user_id=other.user_id, **ADDRESS), Verdict.BLOCK, "own_profile_only")
     assert_allowed(propose(p, "modify_user_address", user_id=user.user_id, **ADDRESS))
 
