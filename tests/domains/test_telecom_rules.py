@@ -38,6 +38,8 @@ PRIYA = ("Priya Raman", "555-123-2004")
 
 
 def identify(p: Probe, phone: str) -> None:
+    """The customer gives their phone number and the agent looks it up."""
+    p.say(f"Hi, my phone number is {phone}.")
     assert not p.read("get_customer_by_phone", phone_number=phone).error
 
 
@@ -63,19 +65,30 @@ def test_every_predicate_clause_is_tagged_in_the_policy():
 
 def test_identification_is_required_and_hinted(base_state):
     p = probe_for(base_state)
-    p.confirm("I will turn roaming on for line L1002.")
+    p.confirm("I will turn roaming off for line L1002.")
+    d = p.gate("disable_roaming", customer_id="C1001", line_id="L1002")
+    assert_verdict(d, Verdict.REVISE, "customer_identified")
+    assert d.suggested_calls == []  # the customer has not said who they are: the agent must ask
+    p.say("My customer id is C1001.")
+    p.confirm("I will turn roaming off for line L1002.")
     d = p.gate("disable_roaming", customer_id="C1001", line_id="L1002")
     assert_verdict(d, Verdict.REVISE, "customer_identified")
     assert d.suggested_calls[0].name == "get_customer_by_id"
     assert d.suggested_calls[0].arguments == {"customer_id": "C1001"}
+    p.read("get_customer_by_phone", phone_number="555-123-2002")  # a number the customer never gave
+    assert "customer_identified" in failed(p.gate("disable_roaming", customer_id="C1001", line_id="L1002"))
     identify(p, "555-123-2002")
     assert "customer_identified" not in failed(p.gate("disable_roaming", customer_id="C1001", line_id="L1002"))
 
 
 def test_identification_by_name_needs_a_unique_match(base_state):
     p = probe_for(base_state)
+    p.say("I'm John Smith, born 1999-01-01.")
     assert not p.read("get_customer_by_name", full_name="JOHN SMITH", dob="1999-01-01").error  # empty list
     assert "customer_identified" in failed(p.gate("disable_roaming", customer_id="C1001", line_id="L1002"))
+    p.read("get_customer_by_name", full_name="john smith", dob="1984-09-22")  # a birth date never said
+    assert "customer_identified" in failed(p.gate("disable_roaming", customer_id="C1001", line_id="L1002"))
+    p.say("Sorry, my date of birth is 1984-09-22.")
     p.read("get_customer_by_name", full_name="john smith", dob="1984-09-22")
     assert "customer_identified" not in failed(p.gate("disable_roaming", customer_id="C1001", line_id="L1002"))
 
@@ -267,8 +280,8 @@ def test_refuel_price_must_be_stated_and_confirmed(base_state):
     p = _refuel_probe(base_state)
     p.confirm("I will add 2 GB to line L1002. OK?")
     d = p.gate("refuel_data", customer_id="C1001", line_id="L1002", gb_amount=2.0)
-    assert_verdict(d, Verdict.REVISE, "refuel_price_confirmed")
-    assert "$4.00" in d.hint
+    assert_verdict(d, Verdict.REVISE, "explicit_confirmation")  # the price is part of the proposal
+    assert "$4.00" in d.reason
     p.confirm("Adding 2 GB to line L1002 costs 2 GB × $2.00/GB = $4.00, charged on your next bill. OK?")
     assert p.gate("refuel_data", customer_id="C1001", line_id="L1002", gb_amount=2.0).verdict == Verdict.ALLOW
 
@@ -327,11 +340,19 @@ def test_roaming_needs_a_fresh_line_after_a_write(base_state):
 def test_transfer_needs_a_reason(base_state):
     p = probe_for(base_state)
     identify(p, "555-123-2002")
+    p.read("get_details_by_id", id="L1002")
+    p.read("get_details_by_id", id="P1002")  # the data is not used up: no refuel to offer
     p.say("My data is slow, give me a human.")
     d = p.gate("transfer_to_human_agents", summary="slow data")
     assert_verdict(d, Verdict.REVISE, "transfer_after_fixes_tried")
     p.agent_says("Please restart your phone and run a speed test.")
     p.say("I did, it still doesn't work.")
+    d = p.gate("transfer_to_human_agents", summary="slow data after restart")
+    assert_verdict(d, Verdict.REVISE, "transfer_after_fixes_tried")  # the fixes the policy lists for slow data were not offered
+    assert "data saver" in d.reason
+    p.agent_says("Let's try the fixes for slow data: make sure mobile data is on, turn data saver off, and set the "
+                 "network mode to 4G/5G preferred. Then restart your phone and run a speed test.")
+    p.say("I did all of that, it still doesn't work.")
     assert p.gate("transfer_to_human_agents", summary="slow data after restart").verdict == Verdict.ALLOW
 
 
