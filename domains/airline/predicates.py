@@ -802,7 +802,7 @@ PREDICATES: list[Predicate] = [
 
 # ---------------------------------------------------------------------------- what the customer says
 
-RESERVATION_ID = r"\b(?!HAT\d)(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b"
+RESERVATION_ID = r"\b(?!HAT\d)[A-Z0-9]{6}\b"
 
 STATEMENTS: list[Statement] = [
     keyword_statement(

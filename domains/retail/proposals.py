@@ -130,7 +130,15 @@ def address_terms(ctx: GateContext) -> Terms:
             value = a.get(field)
             if value and (not current or current.get(field) != value or field in ("address1", "zip")):
                 details.append(Detail(f"the new {field} ({value})", (value,)))
+    if ctx.call.name == "modify_user_address":
+        details.append(Detail("that it is the default address of the account", PROFILE_WORDS))
     return Terms(("address", "change"), what, record, tuple(details))
+
+
+PROFILE_WORDS = (
+    "default address", "default shipping address", "profile", "account", "address on file", "for future orders",
+    "adresse par defaut", "direccion predeterminada", "standardadresse", "indirizzo predefinito", "endereco padrao",
+)
 
 
 def _profile_address(ctx: GateContext) -> dict[str, Any] | None:

@@ -55,12 +55,7 @@ def _customer_bills(ctx: GateContext, customer_id: str) -> list[dict[str, Any]] 
         if missing:
             parts.append(f"{', '.join(missing)} have not been read")
         call = bills_hint(customer_id, len(bill_ids))
-        return ctx.fail(
-            f"The bills of {customer_id} are needed: {'; '.join(parts)}.",
-            f"Call {call.signature()} first.",
-            call=call,
-            verdict=Verdict.REVISE,
-        )
+        return ctx.needs(f"The bills of {customer_id} are needed: {'; '.join(parts)}.", call)
     return bills
 
 
@@ -171,15 +166,20 @@ def no_other_bill_awaiting_payment(ctx: GateContext) -> Failure | None:
     reads=("customers.{customer_id}", "bills.*"),
 )
 def resume_no_overdue_bill(ctx: GateContext) -> Failure | None:
-    """A line is resumed only when the customer has no overdue bill."""
+    """A line is resumed only when the customer has no unpaid overdue bill: none Overdue, and none
+    Awaiting Payment (an overdue bill with a payment request the customer has not paid yet)."""
     bills = _customer_bills(ctx, ctx.arguments["customer_id"])
     if isinstance(bills, Failure):
         return bills
-    overdue = [f"{b['bill_id']} ({_money(b.get('total_due', 0))})" for b in bills if b.get("status") == "Overdue"]
-    if overdue:
+    unpaid = [
+        f"{b['bill_id']} ({_money(b.get('total_due', 0))}, {b.get('status')})"
+        for b in bills
+        if b.get("status") in ("Overdue", "Awaiting Payment")
+    ]
+    if unpaid:
         return ctx.fail(
-            f"The customer has an overdue bill: {', '.join(overdue)}; the line stays suspended until it is paid.",
-            "Offer a payment request for the overdue bill; resume the line after it is paid.",
+            f"The customer has an unpaid overdue bill: {', '.join(unpaid)}; the line stays suspended until it is paid.",
+            "Offer a payment request for the overdue bill; resume the line after the customer has paid and you read the bills again.",
         )
     return None
 
@@ -255,7 +255,7 @@ def refuel_within_limit(ctx: GateContext) -> Failure | None:
 @predicate("roaming_customer_abroad", clause="roaming.abroad", on_fail=Verdict.REVISE, tools=("enable_roaming",))
 def roaming_customer_abroad(ctx: GateContext) -> Failure | None:
     """Roaming is enabled only for a customer who says they are abroad."""
-    if ctx.stated("abroad") == "yes":
+    if ctx.stated("abroad", ctx.arguments.get("line_id")) == "yes":
         return None
     return ctx.fail(
         "The customer has not said they are abroad; roaming is only turned on for customers travelling outside the country.",
@@ -418,6 +418,7 @@ STATEMENTS: list[Statement] = [
                     "a l etranger", "en el extranjero", "im ausland", "all estero", "no exterior", "fora do pais"],
         },
         negated="no",
+        records=r"\bL\d{4}\b",
         examples={"yes": "I'm abroad right now.", "no": "I'm back home."},
     ),
     keyword_statement(

@@ -19,8 +19,8 @@ BILL_NOUNS = ("bill", "invoice", "balance")
 FAMILIES = {
     "suspend_line": ("suspend",),
     "resume_line": ("resume",),
-    "enable_roaming": ("roaming",),
-    "disable_roaming": ("roaming",),
+    "enable_roaming": ("roaming_on",),
+    "disable_roaming": ("roaming_off",),
     "refuel_data": ("refuel",),
     "send_payment_request": ("payment_request",),
 }

@@ -307,9 +307,11 @@ _VERBS = (
 )
 _CLINICAL = r"diagnos(?:is|es|ed)|prescriptions?|medications?|meds|dosage|doses?|refills?|icd(?:-10)?|\d+(?:\.\d+)?\s?(?:mg|mcg|ml)"
 _CLAUSE_START = r"(?:^|[.;:!?]\s*|\bplease\s+)"
+_VOIDED = r"no longer appl(?:y|ies)|do(?:es)? not apply|is void|void|invalid|incorrect|wrong|removed|deleted|retracted|withdrawn|cancel+ed|ruled out|not valid|obsolete|no longer valid"
 _CLINICAL_CHANGE = re.compile(
     rf"{_CLAUSE_START}(?:{_VERBS})\b[^.;:!?]{{0,60}}?\b(?:{_CLINICAL})\b"
-    rf"|\b(?:{_CLINICAL})\b[^.;:!?]{{0,30}}?\b(?:should|must|needs? to|has to) be\b",
+    rf"|\b(?:{_CLINICAL})\b[^.;:!?]{{0,30}}?\b(?:should|must|needs? to|has to) be\b"
+    rf"|\b(?:{_CLINICAL})\b[^.;:!?]{{0,40}}?\b(?:{_VOIDED})\b",
     re.I,
 )
 
@@ -368,5 +370,7 @@ STATEMENTS: list[Statement] = [
         "The specialty the patient asks to see (stated, not verified); a booking must then be with that specialty.",
         SPECIALTY_WORDS,
         records=r"\bAPT\d+\b",
+        after=("see", "see a", "need", "want", "like", "book", "schedule", "with", "looking for", "referral",
+               "appointment with", "visit with", "consult", "ver", "voir", "sehen", "vedere", "consultar"),
     ),
 ]

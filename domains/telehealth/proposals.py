@@ -16,11 +16,15 @@ from ledger_tui.engine.gate import GateContext
 
 
 def _when(start: Any) -> list[Detail]:
+    """The date and the time together ("2025-03-19 at 13:00", "13:00 on March 19"): a date named as
+    one slot and a time named as another do not make this slot."""
     try:
         text = normalise(str(start or ""))
     except ValueError:
         return [Detail(f"the time ({start})", (start,))]
-    return [Detail(f"the date ({text[:10]})", (text[:10],)), Detail(f"the time ({text[11:16]})", (text[11:16],))]
+    day, hour = text[:10], text[11:16]
+    forms = (f"{day} {hour}", f"{day} at {hour}", f"{hour} on {day}", f"{day} from {hour}", f"{hour} {day}")
+    return [Detail(f"the date and time ({day} {hour})", forms)]
 
 
 def _provider_forms(ctx: GateContext, provider_id: str | None) -> tuple[Any, ...]:
@@ -77,4 +81,5 @@ def terms(ctx: GateContext) -> Terms:
         forms = (a.get("supplier_id"), supplier.get("name") if isinstance(supplier, dict) else None)
         return Terms(("supplier", "change"), f"move prescription {a['prescription_id']} to supplier {a.get('supplier_id')}", ref, (Detail(f"the new supplier ({a.get('supplier_id')})", tuple(f for f in forms if f)),))
     ref = _ref(ctx, "record", "records", a["record_id"], ("record", "visit", "chart"), _visit)
-    return Terms(("note",), f"add a note to record {a['record_id']}", ref)
+    # the note is read back as it will be written: a longer note is not the one proposed
+    return Terms(("note",), f"add a note to record {a['record_id']}", ref, (Detail("the note's words", (a.get("note"),)),))

@@ -27,7 +27,7 @@ from ledger_tui.engine.text import contains, positions, sentences, tokens, value
 
 # Verb families a reply can switch to: a yes that names only one of these, and none of the proposed
 # write's, is a yes to another action.
-STRONG = ("cancel", "change", "book", "return", "exchange", "resume", "suspend", "reschedule", "transfer")
+STRONG = ("cancel", "change", "book", "return", "exchange", "resume", "suspend", "reschedule", "transfer", "roaming_on", "roaming_off")
 
 
 # ----------------------------------------------------------------------------- the customer's reply
@@ -325,6 +325,7 @@ class RecordRef:
     count: int = 1
     forms: tuple[Any, ...] = ()
     others: tuple[tuple[Any, ...], ...] = ()
+    other_ids: tuple[str, ...] = ()  # the customer's other records of the kind
 
 
 @dataclass(frozen=True)
@@ -380,11 +381,37 @@ def _named_forms(toks: tuple[str, ...], forms: Iterable[Any], year: int) -> list
     return found
 
 
+def _named_spans(toks: tuple[str, ...], forms: Iterable[Any], year: int) -> list[tuple[int, int]]:
+    out = []
+    for form in forms:
+        if form in (None, ""):
+            continue
+        needle = value_tokens(form, year)
+        out.extend((p, p + len(needle)) for p in positions(toks, needle) if needle)
+    return out
+
+
+_UNTOUCHED = lx.phrases(
+    "is not|are not|will not|won t|not be|not affected|unaffected|remains|remain|stays|stay|untouched|"
+    "unchanged|is not used|n est pas|ne sera pas|no se|no sera|bleibt|wird nicht|non sara|nao sera|continua"
+)
+
+
+def _denied(toks: tuple[str, ...], start: int, end: int) -> bool:
+    """Is this mention of a value said not to apply ("not your gift card", "your gift card … is
+    not affected")?"""
+    before = toks[max(0, start - 2) : start]
+    if any(lx.match_at(before, i, p) for i in range(len(before)) for p in lx.NEGATORS):
+        return True
+    after = toks[end : end + 6]
+    return any(lx.match_at(after, i, p) for i in range(len(after)) for p in _UNTOUCHED)
+
+
 def _bound(mentions: list[int], mine: list[int], rivals: list[int], sentence_of: list[int]) -> bool:
     """Is some mention of the record closest to one of this write's verbs rather than to a rival
     (keep, another action)? Distance counts sentences first, then words."""
     if not rivals:
-        return True
+        return bool(mine)
     for m in mentions:
         best = min(
             ((abs(sentence_of[m] - sentence_of[c]), abs(m - c), c in mine) for c in mine + rivals),
@@ -395,14 +422,28 @@ def _bound(mentions: list[int], mine: list[int], rivals: list[int], sentence_of:
     return False
 
 
+_ASK = re.compile(
+    r"\?\s*$|\b(?:confirm|shall i|should i|would you like|do you want|can i go ahead|may i|please reply|"
+    r"let me know if you|ready for me to|ok to proceed|okay to proceed)\b",
+    re.I,
+)
+
+
 def proposal_problem(proposal: str, terms: Terms, year: int) -> str | None:
-    """What the proposal fails to say about this write, or None if it proposes it."""
+    """What the proposal fails to say about this write, or None if it proposes it.
+
+    When the sentence that asks for the yes names records of the kind, it says which ones the yes
+    is for ("…Let's take DCRZJM first: shall I cancel it?"), and each must be bound there to this
+    write's verb, not to "keep" or another action."""
     toks: list[str] = []
     sentence_of: list[int] = []
+    asking: set[int] = set()
     for n, sentence in enumerate(sentences(proposal)):
         st = tokens(sentence, year)
         toks.extend(st)
         sentence_of.extend([n] * len(st))
+        if _ASK.search(sentence):
+            asking.add(n)
     all_toks = tuple(toks)
     if not all_toks:
         return "there is no message from the agent describing it before the customer's reply"
@@ -425,9 +466,24 @@ def proposal_problem(proposal: str, terms: Terms, year: int) -> str | None:
         rivals = _live(all_toks, rival_families)
         rivals += [a for a, b in lx.spans(all_toks, lx.KEEP) if not _negated(all_toks, a) and _keeps_record(all_toks, b, rec, nouns, year)]
         rivals = [r for r in rivals if all_toks[r] not in nouns and not all_toks[r].rstrip("s") in nouns]
-        if not _bound(mentions, mine, sorted(set(rivals) - set(mine)), sentence_of):
+        rivals = sorted(set(rivals) - set(mine))
+        asked = {sentence_of[m] for m in _named_forms(all_toks, (rec.id, *rec.other_ids), year)} & asking
+        if asked:
+            here = [m for m in mentions if sentence_of[m] in asked]
+            if not here:
+                return f"the question it asks is about another {rec.kind}, not {rec.id}"
+            cues_here = [c for c in mine + rivals if sentence_of[c] in asked]
+            if cues_here and not _bound(here, [c for c in mine if sentence_of[c] in asked], [c for c in rivals if sentence_of[c] in asked], sentence_of):
+                return f"it asks about {rec.kind} {rec.id} for another action, not to {terms.action}"
+            if cues_here:
+                rivals = []
+        if not _bound(mentions, mine, rivals, sentence_of):
             return f"it names {rec.kind} {rec.id} for another action, not to {terms.action}"
-    missing = [d.label for d in terms.details if not _named_forms(all_toks, d.forms, year)]
+    missing = [
+        d.label
+        for d in terms.details
+        if not [m for m in _named_spans(all_toks, d.forms, year) if not _denied(all_toks, *m)]
+    ]
     if missing:
         return f"it does not name {', '.join(missing)}"
     return None

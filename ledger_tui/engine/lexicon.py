@@ -310,7 +310,20 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
         "refuel*|add data|more data|extra data|data top-up|top up|top-up|gb|gigabyte*|data|"
         "donnees|datos|daten|dati|dados|recharg*|aufladen"
     ),
-    "roaming": phrases("roaming|itinerance|turn on roaming|activate roaming|activ*|ativ*|attiv*|einschalt*|schalten"),
+    # roaming on and off are two actions: "keep roaming off" proposes no roaming
+    "roaming_on": phrases(
+        "turn on roaming|turn roaming on|turn on data roaming|switch on roaming|switch roaming on|enable roaming|"
+        "enable data roaming|enabling roaming|activate roaming|roaming on|turning on roaming|turning roaming on|"
+        "enable it|turn it on|activer l itinerance|activez l itinerance|activar el roaming|activarte el roaming|"
+        "activa el roaming|roaming einschalten|roaming aktivieren|schalten sie roaming ein|attivare il roaming|"
+        "attivi il roaming|ativar o roaming|ativa o roaming|ative o roaming"
+    ),
+    "roaming_off": phrases(
+        "turn off roaming|turn roaming off|switch off roaming|disable roaming|deactivate roaming|roaming off|"
+        "roaming is off|roaming disabled|roaming is disabled|turn it off|desactiver l itinerance|"
+        "desactivar el roaming|roaming ausschalten|roaming deaktivieren|disattivare il roaming|"
+        "desativar o roaming"
+    ),
     "resume": phrases(
         "resum*|reactivat*|restor*|unsuspend*|turn back on|reconnect*|reactiv*|reativ*|retablir|"
         "reanud*|restablec*|reaktivier*|wiederherstell*|riattiv*|ripristin*|retom*|restabelec*"

@@ -151,7 +151,8 @@ def record_ref(
     mine = records.get(record_id)
     others = tuple(tuple(describe(r)) for rid, r in records.items() if rid != record_id and r is not None)
     count = max(1, len(set(records) | {record_id}))
-    return RecordRef(kind, record_id, nouns, count, tuple(describe(mine)) if mine is not None else (), others)
+    other_ids = tuple(rid for rid in records if rid != record_id)
+    return RecordRef(kind, record_id, nouns, count, tuple(describe(mine)) if mine is not None else (), others, other_ids)
 
 
 _METHOD_WORDS = {

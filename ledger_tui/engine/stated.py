@@ -31,7 +31,7 @@ _DENIALS = lx.phrases(
     "nao tem nada a ver|nada a ver|nao e por"
 )
 _NEGATORS = lx.NEGATORS + lx.phrases("without|sans|sin|ohne|senza|sem")
-_REACH = 4
+_REACH = 6
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,14 @@ class Statement:
 
 
 def _negated(toks: tuple[str, ...], start: int, cue_spans: list[tuple[int, int]]) -> bool:
+    """A negator in the words before the cue, within its part of the sentence ("I don't want to
+    see a psychiatrist"; not "my plans changed and I'm not sure, but I'm sick")."""
     inside = {i for a, b in cue_spans for i in range(a, b)}
     lo = max(0, start - _REACH)
+    for i in range(start - 1, lo - 1, -1):
+        if toks[i] in _BREAKS:
+            lo = i + 1
+            break
     for i in range(lo, start):
         if i in inside:
             continue
@@ -85,16 +91,19 @@ def keyword_statement(
     negated: str | None = None,
     records: str | None = None,
     examples: Mapping[str, str] | None = None,
+    after: Iterable[str] | None = None,
 ) -> Statement:
     """A statement whose value is the label of `table` whose phrase the message says.
 
     Phrases are matched as whole words in normalized text (see `lexicon.phrases`), longest first;
     labels earlier in `table` win when one clause says several. A cue under a negation is void,
     or states `negated` if given. `records` is a regex for record ids the customer may name, to
-    bind each fact to the record named nearest to it in its sentence."""
+    bind each fact to the record named nearest to it in its sentence. With `after`, a cue counts
+    only after one of those phrases (a request: "I need a …", "book me with a …")."""
     labels = list(table)
     compiled = {label: lx.phrases("|".join(words)) for label, words in table.items()}
     record_rx = re.compile(records) if records else None
+    lead = lx.phrases("|".join(after)) if after else None
 
     def facts(message: str) -> list[StatedFact]:
         out: list[StatedFact] = []
@@ -110,6 +119,8 @@ def keyword_statement(
                 if taken & set(range(a, b)):
                     continue
                 taken.update(range(a, b))
+                if lead is not None and not lx.spans(toks[max(0, a - _REACH) : a], lead):
+                    continue  # said of something else ("my psychiatrist visit is fine"), not asked for
                 value: Any = label
                 if _negated(toks, a, [(x, y) for x, y, _ in spans]):
                     if negated is None:
@@ -123,12 +134,29 @@ def keyword_statement(
                 best = min(cues, key=lambda c: labels.index(c[1]) if c[1] in labels else len(labels))
                 out.append(StatedFact(key, best[1], sentence.strip()))
                 continue
+            segment = _segments(toks)
             for record, pos in mentions:
-                _, value = min(cues, key=lambda c: abs(c[0] - pos))
+                # the cue in the record's own part of the sentence ("ZFA04Y because I'm sick, and
+                # H8Q05L because my plans changed"), else the nearest one
+                same = [c for c in cues if segment[c[0]] == segment[pos]]
+                _, value = min(same or cues, key=lambda c: abs(c[0] - pos))
                 out.append(StatedFact(key, value, sentence.strip(), record))
         return _one_per_path(out, labels)
 
     return Statement(key, description, facts, dict(examples or {}))
+
+
+_BREAKS = {"and", "but", "while", "whereas", "et", "mais", "y", "pero", "und", "aber", "e", "ma", "mas"}
+
+
+def _segments(toks: tuple[str, ...]) -> list[int]:
+    """The part of the sentence each token is in: parts end at "and", "but" (commas are gone)."""
+    out, n = [], 0
+    for tok in toks:
+        if tok in _BREAKS:
+            n += 1
+        out.append(n)
+    return out
 
 
 def _mentions(sentence: str, toks: tuple[str, ...], rx: re.Pattern[str] | None) -> list[tuple[str, int]]:
