@@ -55,8 +55,10 @@ def probe_for(pid: str, by: str = "email", opening: str = "Hello.") -> Probe:
     patient = DB.patients[pid]
     p.say(opening)
     if by == "email":
+        p.say(f"My email is {patient.email}.")
         assert not p.read("find_patient_by_email", email=patient.email).error
     else:
+        p.say(f"I'm {patient.first_name} {patient.last_name}, born {patient.date_of_birth}.")
         outcome = p.read(
             "find_patient_by_name_dob",
             first_name=patient.first_name, last_name=patient.last_name, date_of_birth=patient.date_of_birth,
@@ -65,18 +67,9 @@ def probe_for(pid: str, by: str = "email", opening: str = "Hello.") -> Probe:
     return p
 
 
-def confirm(p: Probe, **arguments) -> None:
-    """The agent lists every argument value (and a booking's date and time) and the patient says yes."""
-    parts = [f"{k}={v}" for k, v in arguments.items()]
-    for key in ("start", "new_start"):
-        if key in arguments:
-            parts.append(f"{arguments[key][:10]} {arguments[key][11:16]}")
-    p.confirm("I will do this: " + ", ".join(parts) + ". Shall I proceed?")
-
-
 def decide(p: Probe, name: str, **arguments):
-    confirm(p, **arguments)
-    return p.gate(name, **arguments)
+    """The agent proposes the write in the patient's terms, the patient says yes, the gate decides."""
+    return p.propose(name, **arguments)
 
 
 def failed(decision) -> set[str]:
@@ -104,13 +97,24 @@ def booking_probe(pid: str, provider_id: str, opening: str = "Hello.") -> Probe:
 
 def test_a_write_before_identification_is_revised_and_after_it_allowed():
     a = upcoming()
+    email = DB.patients[a.patient_id].email
     p = Probe(DOMAIN)
+    p.say("Hello, I need to cancel an appointment.")
     p.read("get_appointment_details", appointment_id=a.appointment_id)
     decision = decide(p, "cancel_appointment", appointment_id=a.appointment_id)
     assert_stopped(decision, Verdict.REVISE, "customer_identified")
-    assert "find_patient_by_email" in decision.hint
+    assert decision.suggested_calls == []  # the patient has not said who they are: ask first
 
-    p.read("find_patient_by_email", email=DB.patients[a.patient_id].email)
+    p.read("find_patient_by_email", email=email)  # an email the patient never gave identifies nobody
+    assert_stopped(decide(p, "cancel_appointment", appointment_id=a.appointment_id), Verdict.REVISE, "customer_identified")
+
+    p.say(f"My email is {email}.")
+    decision = decide(p, "cancel_appointment", appointment_id=a.appointment_id)
+    assert_stopped(decision, Verdict.REVISE, "customer_identified")
+    assert "find_patient_by_email" in decision.hint
+    assert [(c.name, c.arguments) for c in decision.suggested_calls] == [("find_patient_by_email", {"email": email})]
+
+    p.read("find_patient_by_email", email=email)
     assert_allowed(decide(p, "cancel_appointment", appointment_id=a.appointment_id))
 
 
@@ -134,6 +138,9 @@ def test_a_second_identified_patient_blocks_every_write():
     p = probe_for(a.patient_id)
     p.read("get_appointment_details", appointment_id=a.appointment_id)
     other = next(q for q in DB.patients.values() if q.patient_id != a.patient_id)
+    p.read("find_patient_by_email", email=other.email)  # never given by the patient: identifies nobody
+    assert_allowed(decide(p, "cancel_appointment", appointment_id=a.appointment_id))
+    p.say(f"Could you also look at my son's account? His email is {other.email}.")
     p.read("find_patient_by_email", email=other.email)
     assert_stopped(decide(p, "cancel_appointment", appointment_id=a.appointment_id), Verdict.BLOCK, "one_customer_per_conversation")
 
@@ -141,10 +148,11 @@ def test_a_second_identified_patient_blocks_every_write():
 def test_writes_need_the_details_listed_and_an_explicit_yes():
     a = upcoming()
     p = probe_for(a.patient_id)
-    p.read("get_appointment_details", appointment_id=a.appointment_id)
+    p.read("list_patient_appointments", patient_id=a.patient_id)  # the patient has several appointments
+    assert len(scheduled(a.patient_id)) > 1
     assert_stopped(p.gate("cancel_appointment", appointment_id=a.appointment_id), Verdict.REVISE, "explicit_confirmation")
 
-    p.confirm("Shall I cancel your appointment?")  # the id was never said
+    p.confirm("Shall I cancel your appointment?")  # the id (or what singles it out) was never said
     assert_stopped(p.gate("cancel_appointment", appointment_id=a.appointment_id), Verdict.REVISE, "explicit_confirmation")
 
     p.confirm(f"Shall I cancel appointment {a.appointment_id}?", yes="No, wait, let me think.")
@@ -374,6 +382,7 @@ def test_cancellation_exactly_24_hours_ahead_is_allowed():
     db.appointments[a.appointment_id].start = "2025-03-11T09:00:00"
     p = Probe(DOMAIN, db=db)
     p.say("Hello.")
+    p.say(f"My email is {DB.patients[a.patient_id].email}.")
     p.read("find_patient_by_email", email=DB.patients[a.patient_id].email)
     p.read("get_appointment_details", appointment_id=a.appointment_id)
     assert_allowed(decide(p, "cancel_appointment", appointment_id=a.appointment_id))
@@ -500,7 +509,8 @@ def test_a_note_cannot_carry_diagnosis_or_prescription_arguments():
     me = next(q for q in DB.patients.values() if q.record_ids)
     p = probe_for(me.patient_id)
     p.read("list_patient_records", patient_id=me.patient_id)
-    decision = decide(p, "update_medical_record_note", record_id=me.record_ids[0], note="Patient reports a cough.", diagnoses=[])
+    p.confirm(f"Shall I add the note \"Patient reports a cough.\" to record {me.record_ids[0]}?")
+    decision = p.gate("update_medical_record_note", record_id=me.record_ids[0], note="Patient reports a cough.", diagnoses=[])
     assert decision.verdict != Verdict.ALLOW
     assert p.write("update_medical_record_note", record_id=me.record_ids[0], note="x", diagnoses=[]).error
 
