@@ -75,8 +75,12 @@ def test_domain_rule_blocks_a_third_renewal(toy_domain):
 
 def test_two_customers_in_one_conversation_is_blocked(toy_domain):
     probe = identified_probe(toy_domain)
-    probe.read("find_member_by_email", email="bo@example.org")
+    probe.read("find_member_by_email", email="bo@example.org")  # never said: identifies nobody
     probe.read("get_loan_details", loan_id="L1")
+    probe.confirm("Renew loan L1?")
+    assert "one_customer_per_conversation" not in failed(probe.gate("renew_loan", loan_id="L1"))
+    probe.say("Oh, and my brother is bo@example.org.")
+    probe.read("find_member_by_email", email="bo@example.org")
     probe.confirm("Renew loan L1?")
     d = probe.gate("renew_loan", loan_id="L1")
     assert d.verdict == Verdict.BLOCK and "one_customer_per_conversation" in failed(d)

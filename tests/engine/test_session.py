@@ -188,6 +188,9 @@ async def test_operator_calls_go_through_the_same_gate(toy_domain):
     decision = next(e.decision for e in events if isinstance(e, GateDecided))
     assert decision.verdict == Verdict.REVISE and decision.call.requestor == "operator"
     events = await drain(session.operator_call("find_member_by_email", {"email": "ada@example.org"}))
+    assert session.state.context().user_id is None  # the customer never gave that email
+    await drain(session.user_says("I'm ada@example.org", respond=False))
+    events = await drain(session.operator_call("find_member_by_email", {"email": "ada@example.org"}))
     assert session.state.context().user_id == "m1"
 
 
