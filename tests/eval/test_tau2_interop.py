@@ -41,7 +41,11 @@ def test_import_rebuilds_the_ledger_and_judges_every_write(tmp_path):
     assert ran.executed and not ran.error
     failed = next(e.decision for e in unchecked if isinstance(e, GateDecided)).failed()
     assert {"customer_identified", "explicit_confirmation"} <= {p.name for p in failed}
-    assert any(isinstance(e, LedgerUpdated) and e.path == "said.cancel_reason" for e in unchecked)
+    # the stated reason belongs to the order it was said of, with the customer's words
+    said = [e for e in unchecked if isinstance(e, LedgerUpdated) and e.path.startswith("said.cancel_reason")]
+    assert [(e.path, e.after, e.quote) for e in said] == [
+        ("said.cancel_reason.#W4909150", "no longer needed", "Cancel order #W4909150 please, I no longer need it.")
+    ]
 
 
 def test_audit_crosses_gate_verdicts_with_recorded_rewards(tmp_path):
