@@ -229,7 +229,9 @@ def _short_time(toks: tuple[str, ...]) -> bool:
     return lx.has(toks, lx.TIME) and len(rest) <= 2
 
 
-def _classify(clause: _Clause, proposed: Sequence[str], after_yes: bool, details: Sequence[Any]) -> str:
+def _classify(
+    clause: _Clause, proposed: Sequence[str], after_yes: bool, details: Sequence[Any], restating: bool = False
+) -> str:
     toks = _without(clause.toks, lx.HARMLESS)
     if not toks:
         return "neutral"
@@ -251,8 +253,10 @@ def _classify(clause: _Clause, proposed: Sequence[str], after_yes: bool, details
     if _conditional(toks, clause.raw) and not follow_up:
         return "condition"
     if lx.has(toks, lx.INSTEAD):
-        # "May 20 instead of May 16" restates the proposal when it names the proposal's values
-        if others or not _restates(toks, details):
+        # "HAT045 on May 20 instead of May 16" restates the proposal when the value before "instead"
+        # is the proposal's; without the proposal at hand, a clause that says it restates does
+        said_restating = restating or lx.has(toks, lx.RESTATE)
+        if others or not (_restates_before_instead(toks, details) or (not details and said_restating)):
             return "other_action"
     if _keeps_this(toks, bool(mine), clause.raw):
         return "keep"
@@ -273,6 +277,19 @@ def _restates(toks: tuple[str, ...], details: Sequence[Any]) -> bool:
     return any(contains(toks, value_tokens(d)) for d in details if d not in (None, ""))
 
 
+def _restates_before_instead(toks: tuple[str, ...], details: Sequence[Any]) -> bool:
+    """Is a value of the proposal named before "instead (of)" (the new value, not the old one)?"""
+    starts = [a for a, _ in lx.spans(toks, lx.INSTEAD)]
+    if not starts:
+        return False
+    first = min(starts)
+    return any(
+        any(p < first for p in positions(toks, value_tokens(d)))
+        for d in details
+        if d not in (None, "") and value_tokens(d)
+    )
+
+
 _WAIT = lx.phrases("wait|hold on|not yet|attendez|espera|warten|aspetta|espere")
 _CURRENT = lx.phrases("current|existing|actuel|actuelle|actual|aktuell*|bisherig*|attuale|atual")
 
@@ -285,10 +302,12 @@ def read_reply(reply: str, proposed: Sequence[str] = (), details: Sequence[Any] 
     makes it not a yes; a question before the first yes does too (a follow-up question after it
     does not)."""
     seen_yes = False
+    restating = False
     for clause in _clauses(reply):
         if seen_yes and lx.starts_with(clause.toks, lx.NEW_TOPIC):
             break  # "Also, can you check…": what follows is a new request, not part of the answer
-        kind = _classify(clause, proposed, seen_yes, details)
+        kind = _classify(clause, proposed, seen_yes, details, restating)
+        restating = restating or lx.has(clause.toks, lx.RESTATE)
         if kind in ("negation", "deferral", "condition", "keep", "other_action"):
             return Reading(False, kind, clause.raw)
         if kind == "question" and (not seen_yes or clause.contrast):

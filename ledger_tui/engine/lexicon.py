@@ -315,8 +315,9 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
         "turn on roaming|turn roaming on|turn on data roaming|switch on roaming|switch roaming on|enable roaming|"
         "enable data roaming|enabling roaming|activate roaming|roaming on|turning on roaming|turning roaming on|"
         "enable it|turn it on|activer l itinerance|activez l itinerance|activar el roaming|activarte el roaming|"
-        "activa el roaming|roaming einschalten|roaming aktivieren|schalten sie roaming ein|attivare il roaming|"
-        "attivi il roaming|ativar o roaming|ativa o roaming|ative o roaming"
+        "activa el roaming|activame el roaming|activeme el roaming|roaming einschalten|roaming aktivieren|"
+        "schalten sie roaming ein|schalte roaming ein|attivare il roaming|attivi il roaming|attivate il roaming|"
+        "attiva il roaming|ativar o roaming|ativa o roaming|ative o roaming|activez l itinerance|active roaming"
     ),
     "roaming_off": phrases(
         "turn off roaming|turn roaming off|switch off roaming|disable roaming|deactivate roaming|roaming off|"
@@ -333,7 +334,7 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
         "payment request|pay the bill|pay your bill|pay the overdue|request for payment|"
         "send a payment|send you a payment|demande de paiement|solicitud de pago|zahlungsaufforderung|"
         "richiesta di pagamento|solicitacao de pagamento|pay|payer|pagar|bezahlen|pagare|bill|facture|"
-        "factura|rechnung|bolletta|fatura|conta|cobranca|cobro|cobrar|cobre"
+        "factura|rechnung|bolletta|fatura|conta|cobranca|cobro|cobrar|cobre|manda a cobranca|envie a cobranca"
     ),
     "schedule": phrases(
         "schedul*|book*|reserv*|set up|make an appointment|"
@@ -359,6 +360,13 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
 }
 
 ALL_ACTION_FAMILIES = tuple(ACTIONS)
+
+# The customer repeating the proposal back ("so to confirm: …"): what follows restates it.
+RESTATE = phrases(
+    "to confirm|so to confirm|just to confirm|to recap|recap|so that is|to be sure|pour etre sur|pour confirmer|"
+    "si je resume|confirmo|o sea|para confirmar|zum mitschreiben|zur bestatigung|also nochmal|ricapitolo|"
+    "per confermare|confirmando|entao confirmando"
+)
 
 # Opening a new topic after the answer: "Also, …", "By the way, …".
 NEW_TOPIC = phrases(

@@ -66,21 +66,38 @@ class Statement:
         return (general or found)[0].value if found else None
 
 
-def _negated(toks: tuple[str, ...], start: int, cue_spans: list[tuple[int, int]]) -> bool:
+def _negated(toks: tuple[str, ...], start: int, cue_spans: list[tuple[int, int]], part: list[int]) -> bool:
     """A negator in the words before the cue, within its part of the sentence ("I don't want to
-    see a psychiatrist"; not "my plans changed and I'm not sure, but I'm sick")."""
+    see a psychiatrist"; not "this has nothing to do with my health, my plans changed")."""
     inside = {i for a, b in cue_spans for i in range(a, b)}
-    lo = max(0, start - _REACH)
-    for i in range(start - 1, lo - 1, -1):
-        if toks[i] in _BREAKS:
-            lo = i + 1
-            break
-    for i in range(lo, start):
+    lo = start
+    while lo > 0 and part[lo - 1] == part[start]:
+        lo -= 1
+    for i in range(max(lo, start - _REACH), start):
         if i in inside:
             continue
         if any(lx.match_at(toks, i, p) for p in _NEGATORS):
             return True
-    return any(a < start for a, _ in lx.spans(toks[:start], _DENIALS))
+    return bool(lx.spans(toks[lo:start], _DENIALS))
+
+
+_PUNCT = re.compile(r"\s*[,;:—–()]\s*|\s+-\s+")
+
+
+def _parts(sentence: str) -> tuple[tuple[str, ...], list[int]]:
+    """The sentence's tokens, and which part each is in: parts end at commas, semicolons, dashes
+    and at "and", "but" (a negation or a reason does not reach over them)."""
+    toks: list[str] = []
+    part: list[int] = []
+    n = 0
+    for piece in _PUNCT.split(sentence):
+        for tok in tokens(piece):
+            if tok in _BREAKS:
+                n += 1
+            toks.append(tok)
+            part.append(n)
+        n += 1
+    return tuple(toks), part
 
 
 def keyword_statement(
@@ -108,7 +125,7 @@ def keyword_statement(
     def facts(message: str) -> list[StatedFact]:
         out: list[StatedFact] = []
         for sentence in sentences(message):
-            toks = tokens(sentence)
+            toks, part = _parts(sentence)
             spans = sorted(
                 ((a, b, label) for label in labels for a, b in lx.spans(toks, compiled[label])),
                 key=lambda s: (s[0], -(s[1] - s[0])),
@@ -122,7 +139,7 @@ def keyword_statement(
                 if lead is not None and not lx.spans(toks[max(0, a - _REACH) : a], lead):
                     continue  # said of something else ("my psychiatrist visit is fine"), not asked for
                 value: Any = label
-                if _negated(toks, a, [(x, y) for x, y, _ in spans]):
+                if _negated(toks, a, [(x, y) for x, y, _ in spans], part):
                     if negated is None:
                         continue
                     value = negated
@@ -134,11 +151,10 @@ def keyword_statement(
                 best = min(cues, key=lambda c: labels.index(c[1]) if c[1] in labels else len(labels))
                 out.append(StatedFact(key, best[1], sentence.strip()))
                 continue
-            segment = _segments(toks)
             for record, pos in mentions:
                 # the cue in the record's own part of the sentence ("ZFA04Y because I'm sick, and
                 # H8Q05L because my plans changed"), else the nearest one
-                same = [c for c in cues if segment[c[0]] == segment[pos]]
+                same = [c for c in cues if part[c[0]] == part[pos]]
                 _, value = min(same or cues, key=lambda c: abs(c[0] - pos))
                 out.append(StatedFact(key, value, sentence.strip(), record))
         return _one_per_path(out, labels)
@@ -147,16 +163,6 @@ def keyword_statement(
 
 
 _BREAKS = {"and", "but", "while", "whereas", "et", "mais", "y", "pero", "und", "aber", "e", "ma", "mas"}
-
-
-def _segments(toks: tuple[str, ...]) -> list[int]:
-    """The part of the sentence each token is in: parts end at "and", "but" (commas are gone)."""
-    out, n = [], 0
-    for tok in toks:
-        if tok in _BREAKS:
-            n += 1
-        out.append(n)
-    return out
 
 
 def _mentions(sentence: str, toks: tuple[str, ...], rx: re.Pattern[str] | None) -> list[tuple[str, int]]:
