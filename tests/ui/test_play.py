@@ -86,7 +86,7 @@ async def test_no_model_console_call_goes_through_the_gate(toy, tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await screen.wait_idle()
-        await say(pilot, "hello, I need help")
+        await say(pilot, "hello, I'm ada@example.org and I need help")
         assert any("/call" in n.message for n in app._notifications)
         await say(pilot, "/call find_member_by_email email=ada@example.org")
         await say(pilot, "/call renew_loan loan_id=L1")
@@ -103,7 +103,7 @@ async def test_model_error_is_a_notification_and_the_session_goes_on(toy):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await screen.wait_idle()
-        await say(pilot, "anyone there?")
+        await say(pilot, "anyone there? I'm bo@example.org")
         assert any(n.severity == "error" and "script" in n.message for n in app._notifications)
         await say(pilot, "/call find_member_by_email email=bo@example.org")
         assert "users.current" in screen.ledger.paths
@@ -176,7 +176,9 @@ async def test_evidence_values_are_shown_in_full(toy):
 
 
 async def operator_renews(pilot, loan: str, book: str) -> None:
-    """The operator identifies Ada, reads the loan, lists it, gets her yes and proposes the renewal."""
+    """Ada gives her email; the operator identifies her, reads the loan, lists it, gets her yes and
+    proposes the renewal."""
+    await say(pilot, "Hi, I'm ada@example.org, I'd like to renew a loan.")
     await say(pilot, "/call find_member_by_email email=ada@example.org")
     await say(pilot, f"/call get_loan_details loan_id={loan}")
     await say(pilot, f"/say Renew loan {loan} ({book})?")
