@@ -241,7 +241,7 @@ KEEP_OBJECT = phrases(
 REPORT_AUX = phrases(
     "has been|have been|had been|was|were|has|have|had|is now|are now|already|successfully|"
     "avais|avait|avions|habia|habian|hatte|hatten|avevo|aveva|avevamo|tinha|tinham|havia|"
-    "a ete|ont ete|est|sont|ai|avons|a|deja|avec succes|"
+    "a ete|ont ete|est|sont|ai|avons|deja|avec succes|"
     "ha sido|han sido|fue|fueron|ha|he|hemos|han|ya|con exito|"
     "wurde|wurden|ist|sind|hat|habe|haben|bereits|schon|erfolgreich|"
     "e stato|e stata|sono stati|ho|abbiamo|ha|gia|con successo|"
