@@ -116,15 +116,16 @@ def renewal_limit(ctx: GateContext):
     return None
 
 
+def renew_terms(ctx: GateContext) -> Terms:
+    """A renewal proposal names the loan (the member may have several)."""
+    return Terms(("renew",), f"renew loan {ctx.arguments['loan_id']}", RecordRef("loan", ctx.arguments["loan_id"], ("loan",), count=2))
+
+
 PREDICATES = [
     identified("identify", "find_member_by_email"),
     one_customer("one-member"),
     owned_by_customer("owner", ["renew_loan"], lambda a: f"loans.{a['loan_id']}", lambda r: r["member_id"], "loan"),
-    confirmed(
-        "confirm",
-        ["renew_loan"],
-        lambda ctx: Terms(("renew",), f"renew loan {ctx.arguments['loan_id']}", RecordRef("loan", ctx.arguments["loan_id"], ("loan",), count=2)),
-    ),
+    confirmed("confirm", ["renew_loan"], lambda ctx: renew_terms(ctx)),
     renewal_limit,
 ]
 
@@ -155,5 +156,6 @@ def build_toy() -> Domain:
         clock="2025-01-01T09:00:00",
         statements=[keyword_statement("urgency", "the member says it is urgent", {"urgent": ["urgent", "asap"]})],
         sources=[("loans.{loan_id}", "get_loan_details")],
+        proposal_terms=renew_terms,
         identify_hint=lambda args, said: SuggestedCall(name="find_member_by_email", arguments={"email": "<the member's email>"}),
     )

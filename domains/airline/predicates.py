@@ -163,6 +163,7 @@ def _itinerary(
     search that lists it (see `_leg_search`).
     """
     legs: list[dict[str, Any] | None] = []
+    # (a leg whose entry a write made stale is searched again; one never listed is not on this trip)
     for info in requested:
         number, date = info["flight_number"], info["date"]
         old = None
@@ -191,6 +192,15 @@ def _itinerary(
         if leg is None:
             number, date = requested[i]["flight_number"], requested[i]["date"]
             call = _leg_search(ctx, legs, i, requested, origin, destination, flight_type, current)
+            seen = ctx.ledger.get(flight_path(number, date))
+            if call.signature() in ctx.session.reads_done and not (seen is not None and seen.stale):
+                # every search that could list it was made and none did: it does not fly this
+                # trip's route on that date, or is not open for booking
+                return [l for l in legs if l], ctx.fail(
+                    f"Flight {number} on {date} was not listed by {call.signature()}: it does not fly this "
+                    f"part of the trip ({origin}–{destination}) on that date, or is not open for booking.",
+                    "Offer flights that the searches of the trip's route list.",
+                )
             return [l for l in legs if l], _search_hint(call, f"Flight {number} on {date}")
     return [l for l in legs if l], None
 
@@ -696,6 +706,13 @@ def _disruptions(ctx: GateContext, user_id: str) -> tuple[list[tuple[dict[str, A
             verdict=Verdict.REVISE,
         )
     if not mine:
+        profile = ctx.peek(user_path(user_id)) or {}
+        unread = [r for r in profile.get("reservations") or [] if ctx.ledger.get(reservation_path(r)) is None]
+        if unread:
+            return [], GateContext.needs(
+                "None of the customer's reservations has been read, so no disruption is on record.",
+                SuggestedCall(name="get_reservation_details", arguments={"reservation_id": unread[0]}),
+            )
         return [], Failure(
             "None of the customer's reservations has been read, so no disruption is on record.",
             "Read the reservation the complaint is about with get_reservation_details.",
@@ -841,6 +858,7 @@ STATEMENTS: list[Statement] = [
         examples={"health": "I'm not feeling well.", "weather": "There is a big storm coming.",
                   "airline_cancelled": "The airline cancelled my flight.", "change_of_plan": "My plans changed.",
                   "other": "It's for personal reasons."},
+        neutral="other",
     ),  # fmt: skip
     keyword_statement(
         "compensation_requested",

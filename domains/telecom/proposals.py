@@ -86,5 +86,9 @@ def terms(ctx: GateContext) -> Terms:
         line = ctx.latest(f"lines.{a['line_id']}")
         plan = ctx.latest(f"plans.{line['plan_id']}")
         charge = _money(float(gb) * float(plan["data_refueling_price_per_gb"]))
-        details = [Detail(f"the amount of data ({gb} GB)", (gb,)), Detail(f"the price (${charge:.2f})", (charge,))]
+        # [data.refuel-price]: a customer who named the exact charge themselves need not hear it again
+        details = [
+            Detail(f"the amount of data ({gb} GB)", (gb,)),
+            Detail(f"the price (${charge:.2f})", (charge,), customer_may_name=True),
+        ]
     return Terms(FAMILIES[name], action, line_ref(ctx, a["line_id"]), tuple(details))

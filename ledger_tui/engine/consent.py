@@ -166,7 +166,7 @@ def _live_positions(toks: tuple[str, ...], name: str) -> list[int]:
     return [
         a
         for a, _ in lx.spans(toks, lx.ACTIONS[name])
-        if toks[a] not in lx.RECORD_NOUNS and not _negated(toks, a) and not _report(toks, a)
+        if toks[a] not in lx.RECORD_NOUNS and _word(toks[a]) and not _negated(toks, a) and not _report(toks, a)
     ]
 
 
@@ -328,6 +328,8 @@ class Detail:
 
     label: str
     forms: tuple[Any, ...]
+    # the customer named it themselves earlier ("$4.00 is fine"): then the proposal need not
+    customer_may_name: bool = False
 
 
 @dataclass(frozen=True)
@@ -379,12 +381,18 @@ def _report(toks: tuple[str, ...], start: int) -> bool:
     return i >= 0 and any(lx.match_at(toks, i - len(p) + 1, p) for p in lx.REPORT_AUX if i - len(p) + 1 >= 0)
 
 
+def _word(tok: str) -> bool:
+    """A word, not an identifier: no underscore, not letters glued to digits ("address1")."""
+    return "_" not in tok and not (any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok))
+
+
 def _live(toks: tuple[str, ...], families: Iterable[str]) -> list[int]:
-    """Positions of verbs of these families that propose (not negated, not a report)."""
+    """Positions of verbs of these families that propose (not negated, not a report; a tool's
+    snake_case name is not a word: "I will run cancel_pending_order" proposes nothing)."""
     out = []
     for name in families:
         for a, _ in lx.spans(toks, lx.ACTIONS[name]):
-            if not _negated(toks, a) and not _report(toks, a):
+            if _word(toks[a]) and not _negated(toks, a) and not _report(toks, a):
                 out.append(a)
     return sorted(out)
 
@@ -448,7 +456,7 @@ _ASK = re.compile(
 )
 
 
-def proposal_problem(proposal: str, terms: Terms, year: int) -> str | None:
+def proposal_problem(proposal: str, terms: Terms, year: int, customer_said: Sequence[str] = ()) -> str | None:
     """What the proposal fails to say about this write, or None if it proposes it.
 
     When the sentence that asks for the yes names records of the kind, it says which ones the yes
@@ -502,6 +510,7 @@ def proposal_problem(proposal: str, terms: Terms, year: int) -> str | None:
         d.label
         for d in terms.details
         if not [m for m in _named_spans(all_toks, d.forms, year) if not _denied(all_toks, *m)]
+        and not (d.customer_may_name and any(_named_spans(tokens(t, year), d.forms, year) for t in customer_said))
     ]
     if missing:
         return f"it does not name {', '.join(missing)}"

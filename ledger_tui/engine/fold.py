@@ -67,6 +67,7 @@ class SessionState:
     recent_writes: tuple[ToolCall, ...] = ()
     open_reads: tuple[ToolCall, ...] = ()
     reads_done: frozenset[str] = frozenset()
+    reads_failed: frozenset[str] = frozenset()
     writes_done: tuple[ToolCall, ...] = ()  # every agent write that ran, in order
 
     def context(self) -> SessionContext:
@@ -84,6 +85,7 @@ class SessionState:
             assistant_texts=self.assistant_texts,
             recent_writes=self.recent_writes,
             reads_done=self.reads_done,
+            reads_failed=self.reads_failed,
             writes_done=self.writes_done,
         )
 
@@ -135,8 +137,9 @@ def advance(state: SessionState, event: Event) -> SessionState:
         read = next((c for c in s.open_reads if c.id == event.call_id), None)
         if read is not None:
             rest_reads = tuple(c for c in s.open_reads if c is not read)
-            done = s.reads_done | {read.signature()} if not event.error else s.reads_done
-            return replace(s, open_reads=rest_reads, reads_done=done)
+            if event.error:
+                return replace(s, open_reads=rest_reads, reads_failed=s.reads_failed | {read.signature()})
+            return replace(s, open_reads=rest_reads, reads_done=s.reads_done | {read.signature()})
         call = next((c for c in s.open_writes if c.id == event.call_id), None)
         if call is None:
             return s

@@ -48,6 +48,7 @@ class SessionContext:
     # every successful read call of the session, by signature: a hint does not suggest again a
     # read that was made and did not supply what is missing
     reads_done: frozenset[str] = frozenset()
+    reads_failed: frozenset[str] = frozenset()  # reads that answered an error
     writes_done: tuple[ToolCall, ...] = ()  # every agent write that ran in the session
 
     @property

@@ -178,28 +178,34 @@ class GoldAgent:
             if said:
                 return "Before I change anything, I need to identify you. How can I find your account?", said
         for p in failed:
-            stated = [r.path for r in p.reads if r.path.startswith("said.") and not r.present]
+            stated = [r for r in p.reads if r.path.startswith("said.")]
             if stated and p.name not in CONFIRMATION_PREDICATES:
-                answer = self._statement(stated[0])
+                # missing, or not what this write needs (a reason said of another order): ask again
+                answer = self._statement(stated[0].path, fresh=stated[0].present)
                 if answer:
-                    return "May I ask why?" if "reason" in stated[0] else "Could you tell me more?", answer
+                    return "May I ask why?" if "reason" in stated[0].path else "Could you tell me more?", answer
         if names & set(CONFIRMATION_PREDICATES):
             return self._proposal(), YES
         return None
 
-    def _statement(self, path: str) -> str | None:
+    def _statement(self, path: str, fresh: bool = False) -> str | None:
         """The gold customer's words for a stated fact: the task's own sentence that states it, or
-        the statement's example for the value the gold write implies."""
+        the statement's example for the value the gold write implies (asked again, `fresh`: the
+        example for the write's own argument, about this record)."""
         key = path.split(".")[1]
         statement = next((st for st in self.domain.statements if st.key == key), None)
         if statement is None:
             return None
+        wanted = self.current.arguments.get("reason")  # type: ignore[union-attr]
+        if fresh and wanted in statement.examples:
+            record = next((v for k, v in self.current.arguments.items() if k.endswith("_id") and k != "user_id"), None)  # type: ignore[union-attr]
+            return statement.examples[wanted] + (f" That is for {record}." if record else "")
         for fact in statement.facts(self.task.user_scenario.text() if self.task.user_scenario else ""):
             return fact.quote
-        wanted = next((v for v in (self.current.arguments.get("reason"),) if v), None)  # type: ignore[union-attr]
-        if wanted in statement.examples:
-            return statement.examples[wanted]
-        return next(iter(statement.examples.values()), None)
+        # the write's own argument says which value (retail's cancellation reason); otherwise the
+        # gold customer says the value that unlocks nothing: a gold agent never invents a reason
+        wanted = self.current.arguments.get("reason") or statement.neutral  # type: ignore[union-attr]
+        return statement.examples.get(wanted) if wanted else None
 
     def _proposal(self) -> str:
         """The write in the customer's terms, from what its proposal must name (`Terms`)."""

@@ -23,7 +23,7 @@ def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Pre
             return None
         said = ctx.session.user_messages
         hint_call = ctx.domain.identify_hint(ctx.arguments, said) if ctx.domain.identify_hint else None
-        if hint_call is not None:
+        if hint_call is not None and hint_call.signature() not in ctx.session.reads_failed:
             return ctx.needs(
                 "The customer has not been identified yet; they gave what identifies them, but no read has confirmed it.",
                 hint_call,
@@ -94,7 +94,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         terms) and the customer's reply to it is an explicit yes, not used up by an earlier write."""
         wanted = terms(ctx)
         proposal = ctx.context("proposal", ctx.session.last_assistant_text)
-        problem = consent.proposal_problem(proposal, wanted, ctx.session.year)
+        problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
         if problem is not None:
             return ctx.fail(
                 f"The agent's last message before the customer's reply does not propose this write: {problem}.",

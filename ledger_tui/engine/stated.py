@@ -58,6 +58,8 @@ class Statement:
     facts: Callable[[str], list[StatedFact]]
     # how a customer says each value ("health": "I'm sick."), for the gold customer and for hints
     examples: Mapping[str, str] = field(default_factory=dict)
+    # the value to assume of a customer who has not said: the one that unlocks nothing
+    neutral: str | None = None
 
     def extract(self, message: str) -> Any:
         """The value stated without a record, or of the first fact (for quick checks)."""
@@ -66,17 +68,33 @@ class Statement:
         return (general or found)[0].value if found else None
 
 
-def _negated(toks: tuple[str, ...], start: int, cue_spans: list[tuple[int, int]], part: list[int]) -> bool:
+_FILLERS = frozenset(
+    "be am is are was were being need needs want wants have has any anymore more longer yet still currently "
+    "actually really even checking check bring bringing carry carrying travel travelling traveling going to "
+    "the a an my our in at out of".split()
+)
+
+
+def _negated(
+    toks: tuple[str, ...],
+    start: int,
+    cue_spans: list[tuple[int, int]],
+    part: list[int],
+    reach: int = _REACH,
+    close: bool = False,
+) -> bool:
     """A negator in the words before the cue, within its part of the sentence ("I don't want to
     see a psychiatrist"; not "this has nothing to do with my health, my plans changed")."""
     inside = {i for a, b in cue_spans for i in range(a, b)}
     lo = start
     while lo > 0 and part[lo - 1] == part[start]:
         lo -= 1
-    for i in range(max(lo, start - _REACH), start):
+    for i in range(max(lo, start - reach), start):
         if i in inside:
             continue
         if any(lx.match_at(toks, i, p) for p in _NEGATORS):
+            if close and not all(t in _FILLERS for t in toks[i + 1 : start]):
+                continue  # the negation is about another verb ("data doesn't work here in Portugal")
             return True
     return bool(lx.spans(toks[lo:start], _DENIALS))
 
@@ -109,6 +127,7 @@ def keyword_statement(
     records: str | None = None,
     examples: Mapping[str, str] | None = None,
     after: Iterable[str] | None = None,
+    neutral: str | None = None,
 ) -> Statement:
     """A statement whose value is the label of `table` whose phrase the message says.
 
@@ -139,7 +158,10 @@ def keyword_statement(
                 if lead is not None and not lx.spans(toks[max(0, a - _REACH) : a], lead):
                     continue  # said of something else ("my psychiatrist visit is fine"), not asked for
                 value: Any = label
-                if _negated(toks, a, [(x, y) for x, y, _ in spans], part):
+                # a negation voids a cue within its clause ("I don't want to see a psychiatrist");
+                # one that flips its value must be about it ("I'm not abroad", "I don't need any
+                # bags"), not about another verb ("data doesn't work here in Portugal")
+                if _negated(toks, a, [(x, y) for x, y, _ in spans], part, close=negated is not None):
                     if negated is None:
                         continue
                     value = negated
@@ -159,7 +181,7 @@ def keyword_statement(
                 out.append(StatedFact(key, value, sentence.strip(), record))
         return _one_per_path(out, labels)
 
-    return Statement(key, description, facts, dict(examples or {}))
+    return Statement(key, description, facts, dict(examples or {}), neutral)
 
 
 _BREAKS = {"and", "but", "while", "whereas", "et", "mais", "y", "pero", "und", "aber", "e", "ma", "mas"}
