@@ -226,7 +226,7 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store import read_trajectory
-    from ledger_tui.explain import decisions, explain_decision
+    from ledger_tui.explain import category_counts, decisions, explain_decision
 
     loaded = read_trajectory(trajectory)
     for w in loaded.warnings:
@@ -250,6 +250,9 @@ def why(
             typer.echo("")
         for line in explain_decision(event, policy):
             typer.echo(line)
+    stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW]
+    if len(chosen) > 1 and stops:
+        typer.echo(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")
 
 
 @app.command()

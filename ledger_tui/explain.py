@@ -1,16 +1,21 @@
 """Plain-text explanations of gate decisions, from the recorded evidence alone.
 
-Used by `ledger-tui why`; the TUI's Why screen shows the same facts in widgets. Nothing is
-re-run: a decision is explained by what the gate recorded when it decided.
+Used by `ledger-tui why`; the TUI's Why screen, gate log and conversation show the same facts in
+widgets and take their wording from here (`verdict_label`, `verdict_tag`, `check_label`, `stated_where`), so a
+stop reads the same everywhere. Nothing is re-run: a decision is explained by what the gate
+recorded when it decided.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any, Iterable
 
 from ledger_tui.engine.domain import clause_text
-from ledger_tui.engine.events import Event, GateDecided, Verdict
+from ledger_tui.engine.events import CATEGORY_LABELS, EvidenceRead, Event, GateDecided, GateDecision, PredicateResult, Verdict
+
+READ_MARK = "needs a read"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -23,11 +28,49 @@ def short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def category_label(d: GateDecision) -> str:
+    """`allowed`, `violation` or `needs a read`."""
+    return CATEGORY_LABELS[d.category()]
+
+
+def verdict_label(d: GateDecision, sep: str = " · ") -> str:
+    """`ALLOW`; a stop says what kind it is: `REVISE · needs a read`, `BLOCK · violation`."""
+    if d.verdict == Verdict.ALLOW:
+        return d.verdict.value
+    return f"{d.verdict.value}{sep}{category_label(d)}"
+
+
+def verdict_tag(d: GateDecision) -> str:
+    """The verdict as a narrow row shows it: `REVISE · read` for a stop that only needs a read,
+    the bare verdict otherwise (a stop without the tag is a violation)."""
+    return f"{d.verdict.value} · read" if d.category() == "needs_read" else d.verdict.value
+
+
+def check_label(p: PredicateResult, arrow: str = "→") -> str:
+    """`pass`, `FAIL→BLOCK`, or `FAIL→REVISE · needs a read` for a check that only lacks evidence."""
+    if p.passed:
+        return "pass"
+    mark = f"FAIL{arrow}{p.verdict_on_fail.value}"
+    return f"{mark} · {READ_MARK}" if p.needs_a_read() else mark
+
+
+def stated_where(r: EvidenceRead) -> str:
+    """Where a stated fact came from: the customer's message (its step) and their words."""
+    where = "stated by the customer" + (f" at step {r.source_seq}" if r.source_seq is not None else "")
+    return f"{where}: {json.dumps(r.quote, ensure_ascii=False)}" if r.quote else where
+
+
+def category_counts(chosen: Iterable[GateDecided]) -> str:
+    """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
+    counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
+    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "needs_read") if counts[c])
+
+
 def explain_decision(event: GateDecided, policy: str | None = None, only_failed: bool = False) -> list[str]:
     d = event.decision
     lines = [
         f"step {event.seq}: {d.call.signature()}  [{d.call.requestor}]",
-        f"  verdict: {d.verdict.value} — {d.reason}",
+        f"  verdict: {verdict_label(d)} — {d.reason}",
     ]
     if d.hint:
         lines.append(f"  hint: {d.hint}")
@@ -37,8 +80,7 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
     for p in d.predicates:
         if only_failed and p.passed:
             continue
-        mark = "pass" if p.passed else f"FAIL→{p.verdict_on_fail.value}"
-        lines.append(f"    [{mark}] {p.name}  (clause {p.clause})")
+        lines.append(f"    [{check_label(p)}] {p.name}  (clause {p.clause})")
         if not p.passed and p.reason:
             lines.append(f"        reason: {p.reason}")
         for r in p.reads:
@@ -48,11 +90,12 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
             if not r.present:
                 lines.append(f"        read {r.path}: not in the ledger")
                 continue
-            where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
-            if r.source_call and r.origin == "observed":
-                where += f" by {r.source_call}"
             if r.origin == "stated":
-                where = f"stated by the customer at step {r.source_seq}"
+                where = stated_where(r)
+            else:
+                where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
+                if r.source_call:
+                    where += f" by {r.source_call}"
             stale = " (STALE)" if r.stale else ""
             lines.append(f"        {r.path}{stale} = {short(r.value)}")
             lines.append(f"            {where}")

@@ -173,6 +173,12 @@ def _itinerary(
             legs.append({**old, "kept": True})
             continue
         entry = ctx.peek(flight_path(number, date))
+        if entry and entry.get("status") not in (None, "available") and "available_seats" not in entry:
+            # its status is read and it is not open for booking: no search will list it
+            legs.append({"flight_number": number, "date": date, "origin": (old or {}).get("origin"),
+                         "destination": (old or {}).get("destination"), "status": entry.get("status"),
+                         "seats": 0, "price": None, "kept": False})
+            continue
         if not entry or "available_seats" not in entry or "origin" not in entry:
             legs.append(None)
             continue
@@ -208,6 +214,8 @@ def _itinerary(
 def _route_problem(legs: list[dict[str, Any]], origin: str, destination: str, flight_type: str) -> str | None:
     if not legs:
         return "the new itinerary has no flights"
+    if any(leg.get("origin") is None for leg in legs):
+        return None  # a leg known only by its status: it is not open for booking, which is reported
     for a, b in zip(legs, legs[1:]):
         if a["destination"] != b["origin"]:
             return f"{a['flight_number']} lands at {a['destination']} but {b['flight_number']} leaves from {b['origin']}"
@@ -699,12 +707,7 @@ def _disruptions(ctx: GateContext, user_id: str) -> tuple[list[tuple[dict[str, A
     if found:
         return found, None
     if unknown is not None:
-        return [], Failure(
-            "The status of the customer's flights has not been checked.",
-            f"Check it first: {unknown.signature()}.",
-            call=unknown,
-            verdict=Verdict.REVISE,
-        )
+        return [], GateContext.needs("The status of the customer's flights has not been checked.", unknown)
     if not mine:
         profile = ctx.peek(user_path(user_id)) or {}
         unread = [r for r in profile.get("reservations") or [] if ctx.ledger.get(reservation_path(r)) is None]

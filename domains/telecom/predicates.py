@@ -306,6 +306,11 @@ _ROAMING = re.compile(
 )
 
 
+def _digits(text: str) -> set[str]:
+    """Phone numbers in a text, as their last ten digits."""
+    return {re.sub(r"\D", "", m)[-10:] for m in re.findall(r"\+?\d[\d\s().-]{8,}\d", text or "") if len(re.sub(r"\D", "", m)) >= 10}
+
+
 def _line_is_liftless(line: dict[str, Any]) -> bool:
     return line.get("status") == "Suspended" and _contract_ended(line)
 
@@ -338,6 +343,12 @@ def transfer_after_fixes_tried(ctx: GateContext) -> Failure | None:
     lines = [line for line in lines if isinstance(line, dict)]
     if any(_line_is_liftless(line) for line in lines):
         return None
+    said_numbers = {d for t in ctx.session.user_messages for d in _digits(t)}
+    theirs = [line for line in lines if _digits(line.get("phone_number") or "") & said_numbers]
+    if said_numbers and lines and not theirs:
+        lines = []  # the line the customer called about has not been read yet
+    elif theirs:
+        lines = theirs
     problems = [p for p in ("no_service", "mobile_data", "mms") if ctx.stated(f"issue_{p}") == "yes"]
     if "no_service" in problems and ctx.stated("service_restored") != "yes":
         problems = ["no_service"]  # nothing else works without service: its fixes come first
@@ -353,8 +364,8 @@ def transfer_after_fixes_tried(ctx: GateContext) -> Failure | None:
     if not lines:
         me = ctx.session.user_id
         customer = ctx.peek(f"customers.{me}") if me else None
-        ids = (customer or {}).get("line_ids") or []
-        what = "None of the customer's lines has been read: its status, plan and roaming are unknown."
+        ids = [i for i in (customer or {}).get("line_ids") or [] if ctx.ledger.get(f"lines.{i}") is None]
+        what = "The line the customer called about has not been read: its status, plan and roaming are unknown."
         unread = ctx.needs(what, SuggestedCall(name="get_details_by_id", arguments={"id": ids[0]})) if ids else ctx.fail(what)
     else:
         if abroad and data_problem:
@@ -439,7 +450,7 @@ STATEMENTS: list[Statement] = [
     ),
     keyword_statement("issue_no_service", "The customer's phone has no service (no signal, no calls).",
                       {"yes": ["no service", "no signal", "can not make calls", "cannot make calls", "no bars",
-                               "sos only", "emergency calls only", "can not call", "no network"]}),
+                               "sos only", "emergency calls only", "can not call", "no network"]}, complaint=True),
     keyword_statement("service_restored", "The customer says the phone has service again.",
                       {"yes": ["signal is back", "signal bars are back", "bars are back", "service is back",
                                "i have service", "have service now", "have signal now", "i have signal",
@@ -450,10 +461,10 @@ STATEMENTS: list[Statement] = [
                                "internet not working", "data is not working", "data not working", "no data",
                                "slow data", "data is slow", "internet is slow", "slow internet", "can not browse",
                                "cannot browse", "cellular data", "data connection", "can not get online",
-                               "can not go online", "can not load", "will not load"]}),
+                               "can not go online", "can not load", "will not load"]}, complaint=True),
     keyword_statement("issue_mms", "The customer cannot send MMS (picture) messages.",
                       {"yes": ["send mms", "sending mms", "mms messages", "mms message", "an mms", "mms is not",
                                "mms does not", "mms will not", "picture message", "picture messages", "photo message",
                                "photo messages", "send pictures", "send photos", "send a picture", "send a photo",
-                               "multimedia message", "multimedia messages"]}),
+                               "multimedia message", "multimedia messages"]}, complaint=True),
 ]

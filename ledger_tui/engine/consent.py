@@ -57,8 +57,11 @@ class Reading:
 
 _CONTRAST_RX = re.compile(
     r"\b(?:but|however|though|although|mais|cependant|pourtant|pero|sin embargo|aunque|aber|jedoch|"
-    r"allerdings|ma|tuttavia|però|pero|mas|porem|porém|contudo|entretanto|except that|only that|sauf que|"
-    r"salvo que|solo que|solo che|nur dass|nur ist|só que|so que)\b",
+    r"allerdings|tuttavia|però|porem|porém|contudo|entretanto|except that|only that|sauf que|"
+    r"salvo que|solo que|solo che|nur dass|nur ist|só que|so que)\b"
+    # "ma" (Italian "but", French "my") and "mas" (Portuguese "but", Spanish "more") only where a
+    # clause starts
+    r"|(?:^|(?<=[,;—–-]))\s*(?:ma|mas)\b",
     re.I,
 )
 # A clause also ends where a new request starts: ", and could you…", "; also…".
@@ -66,6 +69,7 @@ _REQUEST_SPLIT = re.compile(r",\s*(?=(?:and|et|y|und|e)\s+(?:also\s+|aussi\s+|au
 _SI_YES = re.compile(r"^\W*(s[ií]|sim|oui|ja|yes)\b\s*(?:$|[,.!;:)-])", re.I)
 _SI_ACCENT = re.compile(r"\bs[íì]\b", re.I)
 _IF_WORDS = {"si", "se"}
+_CLITICS = ("me", "lo", "la", "le", "los", "las", "melo", "mela", "selo", "sela", "gli")
 _PRONOUN_AFTER_KEEP = 3
 
 
@@ -105,7 +109,14 @@ def _without(toks: tuple[str, ...], table: Iterable[lx.Phrase]) -> tuple[str, ..
 def _negated(toks: tuple[str, ...], span_start: int, reach: int = 3) -> bool:
     """Is the word at `span_start` governed by a negation in the `reach` words before it?"""
     lo = max(0, span_start - reach)
-    return any(lx.match_at(toks, i, p) for i in range(lo, span_start) for p in lx.NEGATORS)
+    return any(
+        lx.match_at(toks, i, p) and not _preposition(toks, i) for i in range(lo, span_start) for p in lx.NEGATORS
+    )
+
+
+def _preposition(toks: tuple[str, ...], i: int) -> bool:
+    """Portuguese "no"/"na" (in the): "no cartão final 8902", "no fim"."""
+    return toks[i] in ("no", "na") and i + 1 < len(toks) and toks[i + 1] in lx.PT_AFTER_NO
 
 
 def _starts_refusing(toks: tuple[str, ...], raw: str) -> bool:
@@ -121,6 +132,11 @@ def _starts_refusing(toks: tuple[str, ...], raw: str) -> bool:
     return i + 1 >= len(toks) or bool(_BARE_NO.search(raw))
 
 
+_BARE_NO_THEN = re.compile(
+    r"^\W*(?:no|non|nein|não|nao|nope)\W+(?:thanks|thank you|merci|gracias|danke|grazie|obrigad[oa]|actually|"
+    r"en fait|wait|attendez|espera|aspetta|warte|pera|ehrlich gesagt|en realidad|in realtà|na verdade)\b",
+    re.I,
+)
 _BARE_NO = re.compile(r"\b(?:no|nope|nah|non|nein|nee|não|nao)\b\s*(?:$|[,.!;:…—–-])", re.I)
 
 
@@ -130,6 +146,8 @@ _TRAILING_NO = {"no", "non", "nao", "nein"}
 def _refuses(toks: tuple[str, ...], proposed: Sequence[str], raw: str = "") -> bool:
     if _starts_refusing(toks, raw) or lx.has(toks, lx.REFUSAL) or toks[-1] in _TRAILING_NO:
         return True
+    if _BARE_NO_THEN.match(raw):
+        return True  # "No thanks, …", "Non en fait, …": a no, then what follows it
     if toks[-1] == "nicht" and _live_families(toks, STRONG + tuple(proposed)):
         return True  # "Stornieren Sie die Buchung nicht"
     governed = [a for a, _ in lx.spans(toks, lx.GOVERNED)]
@@ -199,6 +217,8 @@ def _if_here(toks: tuple[str, ...], a: int, raw: str) -> bool:
         follows = toks[a + 1 :]
         if nxt == "si" or lx.starts_with(follows, lx.AFFIRM):
             return False
+        if len(nxt) > 4 and nxt.endswith(_CLITICS):
+            return False  # "si, agrégame los 2 GB", "si cancellala": an imperative, so a yes
         if any(lx.starts_with(follows, fam) for fam in lx.ACTIONS.values()):
             return False
         return True
@@ -232,6 +252,8 @@ def _short_time(toks: tuple[str, ...]) -> bool:
 def _classify(
     clause: _Clause, proposed: Sequence[str], after_yes: bool, details: Sequence[Any], restating: bool = False
 ) -> str:
+    if lx.has(clause.toks, lx.REFUSAL):
+        return "negation"  # before "thanks" and the like are set aside: "no thanks" refuses
     toks = _without(clause.toks, lx.HARMLESS)
     if not toks:
         return "neutral"
@@ -244,7 +266,7 @@ def _classify(
         or bool(_SI_ACCENT.search(clause.raw))
         or bool(_SI_YES.match(clause.raw))
     )
-    request = clause.question and lx.has(toks, lx.REQUEST) and bool(mine or affirm)
+    request = clause.question and lx.has(toks, lx.REQUEST) and bool(mine or affirm) and not lx.has(toks, lx.MEANING)
     follow_up = clause.question and after_yes and not clause.contrast
     if lx.has(toks, lx.DEFER) and not (follow_up and not lx.has(toks, _WAIT)):
         return "deferral"
@@ -252,6 +274,8 @@ def _classify(
         return "deferral"
     if _conditional(toks, clause.raw) and not follow_up:
         return "condition"
+    if lx.has(toks, lx.RESTRICT) and (others or not _restates(toks, details)):
+        return "other_action"  # "just the return flight", "only the blue one"
     if lx.has(toks, lx.INSTEAD):
         # "HAT045 on May 20 instead of May 16" restates the proposal when the value before "instead"
         # is the proposal's; without the proposal at hand, a clause that says it restates does

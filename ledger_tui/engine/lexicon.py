@@ -95,7 +95,10 @@ HARMLESS = phrases(
     "se nao se importa|se nao te importa|"
     "was not sure at first|at first|au debut|al principio|all inizio|no comeco|erst nicht sicher|"
     "no lo tenia claro|non ero convinto|non ero sicuro|nao tinha certeza|j hesitais|j ai hesite|"
-    "even if|even though|meme si|aunque sea|incluso si|selbst wenn|auch wenn|anche se|mesmo se|ainda que",
+    "even if|even though|meme si|aunque sea|incluso si|selbst wenn|auch wenn|anche se|mesmo se|ainda que|"
+    "porfa|porfavor|pls|plz|kein ding|kein thema|keine frage|"
+    "yes i understand|yes i see|yes understood|oui je comprends|oui je vois|si entiendo|si ya veo|"
+    "ja verstehe|ja ich verstehe|si capisco|sim entendi|sim entendo",
 )
 
 # A bare "no" opening a clause (after a discourse marker or not) refuses.
@@ -116,6 +119,8 @@ REFUSAL = phrases(
     "lasci stare|lascia perdere|lasci perdere|non se ne parla|no grazie|meglio di no|per niente|"
     "esquece|esqueca|deixa pra la|deixa para la|de jeito nenhum|nem pensar|nao obrigado|"
     "nao obrigada|melhor nao|de modo algum|ahora no|agora nao|adesso no|ora no|jetzt nicht|"
+    "oubliez|oublie|olvidalo|olvidelo|lascia perdere|lasci perdere|esquece|esqueca|vergessen sie es|"
+    "i will pass|i ll pass|je passe|paso|ich verzichte|passo|dispenso|no gracias|non grazie|"
     "pas maintenant|maintenant non|now no"
 )
 NEGATORS = phrases("not|no|never|ne|pas|n|non|no|nunca|nicht|kein*|nie|mai|nao|nem|ni|jamais|niemals|nein")
@@ -138,6 +143,8 @@ DEFER = phrases(
     "one moment|one second|one sec|just a moment|just a sec|just a minute|not now|not right now|"
     "on second thought|second thoughts|maybe|perhaps|not sure|unsure|i am not sure|i will get back|"
     "get back to you|ask my|check with|talk to my|before you|first tell|first check|first let|"
+    "let you know|i will let you know|je vous dirai|je vous tiens au courant|te aviso|le aviso|te digo|"
+    "ich sage ihnen bescheid|ich melde mich|ti faccio sapere|le faccio sapere|eu te aviso|te falo|"
     "once i|once we|as soon as i|as soon as we|after i|when i have|i will call|call you back|call back|"
     "une fois que|des que j|je vous rappelle|je te rappelle|apres avoir|"
     "en cuanto|tan pronto|despues de que|te llamo|le llamo|lo hablo|"
@@ -360,6 +367,26 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
 }
 
 ALL_ACTION_FAMILIES = tuple(ACTIONS)
+
+# Words after Portuguese "no"/"na" (em + o/a: "in the"), where it is no negation.
+PT_AFTER_NO = frozenset(
+    "cartao cartão final fim dia meu minha seu sua site app aplicativo email e-mail numero número pedido voo "
+    "nome endereco endereço mesmo momento caso total valor paypal visa mastercard credito crédito debito".split()
+)
+
+# A yes narrowed to part of the proposal ("just the return flight", "only the blue one").
+RESTRICT = phrases(
+    "just the|only the|just this|only this|just that one|only that one|the other|another one|"
+    "seulement le|seulement la|juste le|juste la|l autre|solo el|solo la|solamente el|el otro|la otra|"
+    "nur den|nur die|nur das|den anderen|die andere|das andere|solo il|solo la|soltanto|l altro|l altra|"
+    "so o|so a|apenas o|apenas a|o outro|a outra"
+)
+
+# Asking what something means is a question, whatever words it quotes ("'go ahead' meaning …?").
+MEANING = phrases(
+    "meaning|does that mean|does it mean|do you mean|you mean|veut dire|ca veut dire|quiere decir|significa|"
+    "heisst das|heißt das|bedeutet das|vuol dire|quer dizer|isso quer dizer"
+)
 
 # The customer repeating the proposal back ("so to confirm: …"): what follows restates it.
 RESTATE = phrases(

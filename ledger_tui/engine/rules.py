@@ -24,9 +24,11 @@ def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Pre
         said = ctx.session.user_messages
         hint_call = ctx.domain.identify_hint(ctx.arguments, said) if ctx.domain.identify_hint else None
         if hint_call is not None and hint_call.signature() not in ctx.session.reads_failed:
-            return ctx.needs(
+            # a policy step, not missing evidence: the lookup may find nobody
+            return ctx.fail(
                 "The customer has not been identified yet; they gave what identifies them, but no read has confirmed it.",
-                hint_call,
+                f"Look them up with what they gave: {hint_call.signature()}.",
+                call=hint_call,
             )
         return ctx.fail(
             "The customer has not been identified in this conversation: no read has confirmed an identity "

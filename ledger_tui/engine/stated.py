@@ -128,6 +128,7 @@ def keyword_statement(
     examples: Mapping[str, str] | None = None,
     after: Iterable[str] | None = None,
     neutral: str | None = None,
+    complaint: bool = False,
 ) -> Statement:
     """A statement whose value is the label of `table` whose phrase the message says.
 
@@ -135,7 +136,9 @@ def keyword_statement(
     labels earlier in `table` win when one clause says several. A cue under a negation is void,
     or states `negated` if given. `records` is a regex for record ids the customer may name, to
     bind each fact to the record named nearest to it in its sentence. With `after`, a cue counts
-    only after one of those phrases (a request: "I need a …", "book me with a …")."""
+    only after one of those phrases (a request: "I need a …", "book me with a …"). A `complaint`
+    is stated with a negation as often as without ("I can't send picture messages"): negations
+    do not void it."""
     labels = list(table)
     compiled = {label: lx.phrases("|".join(words)) for label, words in table.items()}
     record_rx = re.compile(records) if records else None
@@ -161,7 +164,7 @@ def keyword_statement(
                 # a negation voids a cue within its clause ("I don't want to see a psychiatrist");
                 # one that flips its value must be about it ("I'm not abroad", "I don't need any
                 # bags"), not about another verb ("data doesn't work here in Portugal")
-                if _negated(toks, a, [(x, y) for x, y, _ in spans], part, close=negated is not None):
+                if not complaint and _negated(toks, a, [(x, y) for x, y, _ in spans], part, close=negated is not None):
                     if negated is None:
                         continue
                     value = negated

@@ -1,5 +1,8 @@
 """Why: one gate decision explained from its recorded evidence, plus a what-if to change the verdict.
 
+A stop says whether it is a violation or only needs a read, a failed check that only lacks evidence
+is marked so, and a stated fact shows the customer's words and the step of their message; the
+wording is `ledger_tui.explain`'s, as in `ledger-tui why`, and adds no line to the screen.
 Everything above the what-if panel comes from the decision as recorded (nothing re-runs). The
 what-if rebuilds the state the gate saw with the fold, applies one edit (an argument or a ledger
 value) and asks the domain's predicates again, showing the new verdict next to the old one.
@@ -21,7 +24,9 @@ from ledger_tui.engine.domain import Domain, clause_text
 from ledger_tui.engine.events import EvidenceRead, GateDecided, GateDecision, PredicateResult
 from ledger_tui.engine.fold import SessionState
 from ledger_tui.engine.serialize import compact
+from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if
+from ledger_tui.ui.widgets.gate_log import row_class
 from ledger_tui.ui.widgets.tool_call_item import WHO
 
 
@@ -65,7 +70,7 @@ def describe_read(r: EvidenceRead) -> Text:
         line.append(" STALE", style="bold")
     line.append(f" = {in_full(r.value, INDENT * 2)}")
     if r.origin == "stated":
-        line.append(f"\n{INDENT * 3}stated by the customer at step {r.source_seq}", style="dim")
+        line.append(f"\n{INDENT * 3}{stated_where(r)}", style="dim")
     else:
         where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
         if r.source_call:
@@ -75,8 +80,7 @@ def describe_read(r: EvidenceRead) -> Text:
 
 
 def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
-    mark = "pass" if p.passed else f"FAIL → {p.verdict_on_fail.value}"
-    text = Text.assemble((f"[{mark}] ", "bold"), (p.name, "bold"), f" · clause {p.clause}")
+    text = Text.assemble((f"[{check_label(p, ' → ')}] ", "bold"), (p.name, "bold"), f" · clause {p.clause}")
     if not p.passed and p.reason:
         text.append(f"\n{INDENT}reason: {p.reason}")
     if not p.passed and p.hint:
@@ -93,7 +97,8 @@ def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
 def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) -> Text:
     """The what-if answer, most important first: the new verdict, the checks that flipped, the
     new reason, and last the edit that was tried (it is also still in the boxes above)."""
-    text = Text.assemble(("→ ", "bold"), (f" {outcome.verdict.value} ", "bold reverse"), f" (was {before.verdict.value})")
+    kind = f" {category_label(outcome)}" if outcome.verdict.value != "ALLOW" else ""
+    text = Text.assemble(("→ ", "bold"), (f" {outcome.verdict.value} ", "bold reverse"), f"{kind} (was {verdict_label(before)})")
     was = {p.name: p.passed for p in before.predicates}
     for p in outcome.predicates:
         if p.name in was and was[p.name] != p.passed:
@@ -134,15 +139,13 @@ class WhyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         d = self.decided.decision
-        verdict = d.verdict.value.lower()
-        yield Static(self._title(), id="why-title", classes=f"-{verdict}")
+        kind = row_class(d)
+        yield Static(self._title(), id="why-title", classes=f"-{kind}")
         with VerticalScroll(id="why-body"):
-            yield Static(self._summary(d), id="why-summary", classes=f"-{verdict}")
-            for p in sorted(d.predicates, key=lambda p: p.passed):
-                yield Static(
-                    describe_predicate(p, self.policy),
-                    classes="predicate " + ("-pass" if p.passed else f"-fail -{p.verdict_on_fail.value.lower()}"),
-                )
+            yield Static(self._summary(d), id="why-summary", classes=f"-{kind}")
+            for p in sorted(d.predicates, key=lambda p: (p.passed, p.needs_a_read())):
+                fail = "-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"
+                yield Static(describe_predicate(p, self.policy), classes="predicate " + ("-pass" if p.passed else f"-fail {fail}"))
             if not self.policy:
                 yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
         with Vertical(id="whatif-panel"):
@@ -158,13 +161,14 @@ class WhyScreen(Screen[None]):
     def _title(self) -> Text:
         d = self.decided.decision
         who = WHO.get(d.call.requestor, d.call.requestor)
-        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), f" step {self.decided.seq} · {who} · {d.call.signature()}")
+        kind = f" {category_label(d)} ·" if d.verdict.value != "ALLOW" else ""
+        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}")
 
     def _summary(self, d: GateDecision) -> Text:
         text = Text.assemble(("call ", "bold"), d.call.name)
         for k, v in d.call.arguments.items():
             text.append(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}")
-        text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{d.verdict.value}: {d.reason}"))
+        text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{verdict_label(d)}: {d.reason}"))
         if d.hint:
             text.append_text(Text.assemble("\n", ("hint ", "bold"), d.hint))
         for s in d.suggested_calls:
@@ -211,7 +215,6 @@ class WhyScreen(Screen[None]):
         self.outcome = outcome
         result.update(describe_outcome(self.decided.decision, outcome, edit))
         self.query_one("#whatif-scroll", VerticalScroll).scroll_home(animate=False)
-        for v in ("allow", "revise", "block"):
-            result.remove_class(f"-{v}")
-        result.add_class(f"-{outcome.verdict.value.lower()}")
+        result.remove_class("-allow", "-revise", "-block", "-read")
+        result.add_class(f"-{row_class(outcome)}")
         return outcome

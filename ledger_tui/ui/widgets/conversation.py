@@ -181,8 +181,8 @@ class ConversationView(VerticalScroll):
             target = self._calls.get(event.decision.call.id)
             if target is None:
                 return Shown(event.seq, _nothing)
-            target.set_verdict(event.decision.verdict)
-            return Shown(event.seq, lambda: target.set_verdict(None))
+            target.set_decision(event.decision)
+            return Shown(event.seq, lambda: target.set_decision(None))
         if isinstance(event, ToolResult):
             target = self._calls.get(event.call_id)
             if target is None:

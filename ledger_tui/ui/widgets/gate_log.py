@@ -1,6 +1,7 @@
 """The gate log: one row per gate decision, coloured by verdict; Enter explains the row.
 
-Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
+A stop that only needs a read (the agent lacks evidence a suggested read supplies) says
+`REVISE · read` and has its own colour; a bare `REVISE` or `BLOCK` is a violation. Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
 or removes the rows that differ. A verdict filter hides rows without forgetting them.
 """
 
@@ -14,14 +15,15 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable
 
-from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
+from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 
 
 class GateLog(DataTable[Text]):
     """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
 
-    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block"}
+    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--read"}
     BINDINGS = [
         Binding("enter", "explain", "Why?", id="gate_log.explain"),
         # the cursor goes to the first/last row; the header row stays in view
@@ -38,7 +40,7 @@ class GateLog(DataTable[Text]):
 
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
-        self.add_column("verdict", key="verdict", width=7)
+        self.add_column("verdict", key="verdict")  # as wide as its widest label ("REVISE · read")
         self.add_column("tool", key="call")
         self.add_column("failed checks and reason", key="reason")
 
@@ -119,10 +121,10 @@ class GateLog(DataTable[Text]):
 
     def _add_row(self, decided: GateDecided) -> None:
         d = decided.decision
-        style = self.get_component_rich_style(f"gate-log--{d.verdict.value.lower()}", partial=True)
+        style = self.get_component_rich_style(f"gate-log--{row_class(d)}", partial=True)
         self.add_row(
             Text(str(decided.seq), style=style),
-            Text(d.verdict.value, style=style + Style(bold=True)),
+            Text(verdict_tag(d), style=style + Style(bold=True), no_wrap=True),
             Text(d.call.name, style=style, overflow="ellipsis", no_wrap=True),
             Text(describe(d), style=style, overflow="ellipsis", no_wrap=True),
             key=str(decided.seq),
@@ -134,16 +136,25 @@ class GateLog(DataTable[Text]):
     def _update_title(self) -> None:
         """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
         counts = [(v.value, sum(1 for d in self._decisions if d.decision.verdict == v)) for v in Verdict]
+        reads = sum(1 for d in self._decisions if d.decision.category() == "needs_read")
         head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
-        long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts)
+        long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts) + (f" · {reads} read" if reads else "")
         room = self.size.width - 4  # the corners and a space either side
         self.title_text = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
         self.border_title = Content(self.title_text)  # literal: "[BLOCK only]" is not markup
 
 
-def describe(decision) -> str:
-    """What a narrow pane must show first: the failed predicates, then the reason."""
-    failed = [p.name for p in decision.failed()]
+def row_class(d: GateDecision) -> str:
+    """`allow`, `revise`, `block`, or `read` for a stop that only needs a read."""
+    return "read" if d.category() == "needs_read" else d.verdict.value.lower()
+
+
+def describe(decision: GateDecision) -> str:
+    """What a narrow pane must show first: the failed predicates (violations first; in a violation,
+    the checks that only need a read marked so), then the reason."""
+    failed = sorted(decision.failed(), key=lambda p: p.needs_a_read())
     if not failed:
         return "all checks passed"
-    return f"{', '.join(failed)}: {decision.reason}"
+    mixed = decision.category() == "violation"
+    names = [f"{p.name} (read)" if mixed and p.needs_a_read() else p.name for p in failed]
+    return f"{', '.join(names)}: {decision.reason}"

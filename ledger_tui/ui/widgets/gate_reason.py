@@ -6,19 +6,23 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ledger_tui.engine.events import GateDecided
-from ledger_tui.ui.widgets.gate_log import describe
+from ledger_tui.explain import verdict_label
+from ledger_tui.ui.widgets.gate_log import describe, row_class
+
+ROW_CLASSES = ("allow", "revise", "block", "read")
 
 
 class GateReason(Static):
-    """`show(decided)`: the verdict, the failed checks and the reason, wrapped to a few lines."""
+    """`show(decided)`: the verdict and what kind of stop it is (violation or needs a read), the
+    failed checks and the reason, wrapped to a few lines."""
 
     def show(self, decided: GateDecided | None) -> None:
-        for verdict in ("allow", "revise", "block"):
-            self.remove_class(f"-{verdict}")
+        for name in ROW_CLASSES:
+            self.remove_class(f"-{name}")
         if decided is None:
             self.display = False
             return
         d = decided.decision
-        self.add_class(f"-{d.verdict.value.lower()}")
-        self.update(Text.assemble((f"{d.verdict.value} ", "bold"), f"step {decided.seq}: ", describe(d)))
+        self.add_class(f"-{row_class(d)}")
+        self.update(Text.assemble((f"{verdict_label(d)} ", "bold"), f"step {decided.seq}: ", describe(d)))
         self.display = True

@@ -1,7 +1,7 @@
 """One tool call in the conversation: collapsed to its signature, expandable to arguments and result.
 
-The title carries who asked, the verdict (if the gate judged it) and the outcome, so the transcript
-can be skimmed without opening anything.
+The title carries who asked, the verdict (if the gate judged it; `REVISE · read` when the stop only
+needs a read) and the outcome, so the transcript can be skimmed without opening anything.
 """
 
 from __future__ import annotations
@@ -12,17 +12,19 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from ledger_tui.engine.events import ToolCallProposed, ToolResult, Verdict
+from ledger_tui.engine.events import GateDecision, ToolCallProposed, ToolResult
+from ledger_tui.explain import verdict_tag
+from ledger_tui.ui.widgets.gate_log import row_class
 
 WHO = {"assistant": "agent", "operator": "operator", "user": "customer"}
 
 
 class ToolCallItem(Collapsible):
-    """`set_verdict` and `set_result` fill it in as the events arrive; `clear_*` undo (replay)."""
+    """`set_decision` and `set_result` fill it in as the events arrive; `None` undoes them (replay)."""
 
     def __init__(self, proposed: ToolCallProposed) -> None:
         self.proposed = proposed
-        self.verdict: Verdict | None = None
+        self.decision: GateDecision | None = None
         self.result: ToolResult | None = None
         self._args = json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True)
         self._detail = Static(self._detail_text(), classes="tool-detail")
@@ -33,12 +35,12 @@ class ToolCallItem(Collapsible):
             classes=f"tool-call -{proposed.kind}",
         )
 
-    def set_verdict(self, verdict: Verdict | None) -> None:
-        if self.verdict is not None:
-            self.remove_class(f"-{self.verdict.value.lower()}")
-        self.verdict = verdict
-        if verdict is not None:
-            self.add_class(f"-{verdict.value.lower()}")
+    def set_decision(self, decision: GateDecision | None) -> None:
+        if self.decision is not None:
+            self.remove_class(f"-{row_class(self.decision)}")
+        self.decision = decision
+        if decision is not None:
+            self.add_class(f"-{row_class(decision)}")
         self.title = self._heading()  # type: ignore[assignment]
 
     def set_result(self, result: ToolResult | None) -> None:
@@ -58,9 +60,9 @@ class ToolCallItem(Collapsible):
         """Outcome first, so a narrow pane cuts the arguments, not the verdict."""
         call = self.proposed.call
         status = []
-        if self.verdict is not None:
-            status.append(self.verdict.value)
+        if self.decision is not None:
+            status.append(verdict_tag(self.decision))
         if self.result is not None:
             status.append("not run" if not self.result.executed else ("error" if self.result.error else "ok"))
-        head = f"[{' '.join(status)}] " if status else ""
+        head = f"[{' · '.join(status)}] " if status else ""
         return Content(f"{head}{WHO.get(call.requestor, call.requestor)} → {call.signature()}")  # literal, never markup
