@@ -154,7 +154,7 @@ async def test_what_if_at_80x24_shows_the_new_verdict_and_the_checks_that_flippe
         await pilot.pause()
         result = why.query_one("#whatif-result", Static)
         lines = str(result.render()).splitlines()
-        assert lines[0].replace(" ", "") == "→ALLOW(wasBLOCK)"
+        assert lines[0].replace(" ", "") == "→ALLOW(wasBLOCK·violation)"
         assert lines[1].split() == ["renewal_limit:", "FAIL→pass"]
         assert "All policy checks passed" in lines[2]
         # every line is on screen: nothing to scroll, above the footer

@@ -202,7 +202,8 @@ async def test_the_highlighted_decision_is_spelled_out_under_the_gate_log(toy, t
         await pilot.pause()
         first = decisions[0].decision
         shown = str(strip.render())
-        assert strip.display and shown.startswith(f"REVISE step {decisions[0].seq}:")
+        assert strip.display and shown.startswith(f"REVISE · violation step {decisions[0].seq}: explicit_confirmation,")
+        assert "record_owned_by_customer (read)" in shown, "in a violation, a check that only needs a read is marked"
         assert first.failed()[0].name in shown and strip.has_class("-revise")
         await pilot.press("n")
         await pilot.pause()

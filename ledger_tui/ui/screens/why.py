@@ -144,7 +144,7 @@ class WhyScreen(Screen[None]):
         with VerticalScroll(id="why-body"):
             yield Static(self._summary(d), id="why-summary", classes=f"-{kind}")
             for p in sorted(d.predicates, key=lambda p: (p.passed, p.needs_a_read())):
-                fail = "-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"
+                fail = "-needs-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"
                 yield Static(describe_predicate(p, self.policy), classes="predicate " + ("-pass" if p.passed else f"-fail {fail}"))
             if not self.policy:
                 yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
@@ -215,6 +215,6 @@ class WhyScreen(Screen[None]):
         self.outcome = outcome
         result.update(describe_outcome(self.decided.decision, outcome, edit))
         self.query_one("#whatif-scroll", VerticalScroll).scroll_home(animate=False)
-        result.remove_class("-allow", "-revise", "-block", "-read")
+        result.remove_class("-allow", "-revise", "-block", "-needs-read")
         result.add_class(f"-{row_class(outcome)}")
         return outcome

@@ -23,7 +23,7 @@ from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 class GateLog(DataTable[Text]):
     """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
 
-    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--read"}
+    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--needs-read"}
     BINDINGS = [
         Binding("enter", "explain", "Why?", id="gate_log.explain"),
         # the cursor goes to the first/last row; the header row stays in view
@@ -145,8 +145,8 @@ class GateLog(DataTable[Text]):
 
 
 def row_class(d: GateDecision) -> str:
-    """`allow`, `revise`, `block`, or `read` for a stop that only needs a read."""
-    return "read" if d.category() == "needs_read" else d.verdict.value.lower()
+    """`allow`, `revise`, `block`, or `needs-read` for a stop that only needs a read."""
+    return "needs-read" if d.category() == "needs_read" else d.verdict.value.lower()
 
 
 def describe(decision: GateDecision) -> str:

@@ -9,7 +9,7 @@ from ledger_tui.engine.events import GateDecided
 from ledger_tui.explain import verdict_label
 from ledger_tui.ui.widgets.gate_log import describe, row_class
 
-ROW_CLASSES = ("allow", "revise", "block", "read")
+ROW_CLASSES = ("allow", "revise", "block", "needs-read")
 
 
 class GateReason(Static):
