@@ -5,8 +5,8 @@
 - `import_results(results.json, out)`: one trajectory per simulation. The ledger is rebuilt from the
   recorded read results and every recorded write is judged by today's gate ("what would the gate
   have said?"); the recorded tool results are kept as they were, since those writes did run.
-- `audit(folder)`: per task and overall, the writes the gate would have ALLOWED, REVISED or BLOCKED,
-  crossed with each run's recorded reward.
+- `audit(folder)`: per task and overall, the recorded writes the gate would have allowed, judged a
+  violation, or stopped only to ask for a read, crossed with each run's recorded reward.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
 from ledger_tui.engine.events import (
+    CATEGORY_LABELS,
     AssistantMessage,
     Event,
     GateDecided,
+    GateDecision,
     SessionEnded,
     SessionStarted,
     ToolCall,
@@ -265,20 +267,24 @@ def import_results(path: Path, out: Path) -> list[Path]:
 # ----------------------------------------------------------------------------- audit
 
 
+KINDS = ("allowed", "violation", "needs_read")  # audit columns, in order
+_WORST = {"allowed": 0, "needs_read": 1, "violation": 2}
+
+
 @dataclass
 class AuditRow:
     task_id: str
     runs: int = 0
     passed: int = 0
-    writes: dict[str, int] = field(default_factory=lambda: {"ALLOW": 0, "REVISE": 0, "BLOCK": 0})
-    # runs by (reward passed?, worst verdict the gate would have given in that run)
+    # recorded writes by what the gate would have said: allowed, a violation, or needs a read
+    writes: dict[str, int] = field(default_factory=lambda: {k: 0 for k in KINDS})
+    # runs by (recorded reward, the worst kind of write the gate saw in that run)
     crossed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
-def _worst(verdicts: Iterable[Verdict]) -> str:
-    order = {"ALLOW": 0, "REVISE": 1, "BLOCK": 2}
-    vs = [v.value for v in verdicts]
-    return max(vs, key=order.__getitem__) if vs else "no write"
+def _worst(decisions: Iterable[GateDecision]) -> str:
+    kinds = [d.category() for d in decisions]
+    return CATEGORY_LABELS[max(kinds, key=_WORST.__getitem__)] if kinds else "no write"
 
 
 def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
@@ -307,9 +313,9 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
         row.passed += int(ok)
         decisions = [e.decision for e in loaded.events if isinstance(e, GateDecided)]
         for d in decisions:
-            row.writes[d.verdict.value] += 1
+            row.writes[d.category()] += 1
         outcome = "reward 1" if ok else ("reward 0" if reward is not None else "no reward")
-        row.crossed[f"{outcome} / {_worst(d.verdict for d in decisions)}"] += 1
+        row.crossed[f"{outcome} / {_worst(decisions)}"] += 1
     return sorted(rows.values(), key=lambda r: _natural(r.task_id)), warnings
 
 
@@ -320,28 +326,36 @@ def _natural(text: str) -> tuple:
 
 
 def audit_lines(rows: list[AuditRow]) -> list[str]:
+    """Per task and overall: runs, passes, and each recorded write sorted into allowed / violation /
+    needs a read, then the runs crossed by reward and the worst kind of write in them."""
     w = max([len("overall")] + [len(r.task_id) for r in rows])
     w = min(w, 48)
-    lines = [f"{'task':<{w}}{'runs':>5}{'pass':>5}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}  runs by reward / worst verdict"]
-    lines.append("-" * (w + 60))
+    widths = {k: len(CATEGORY_LABELS[k]) + 2 for k in KINDS}
+
+    def row_line(name: str, r: AuditRow) -> str:
+        cells = "".join(f"{r.writes[k]:>{widths[k]}}" for k in KINDS)
+        return f"{name[:w]:<{w}}{r.runs:>5}{r.passed:>5}{cells}"
+
+    head = f"{'task':<{w}}{'runs':>5}{'pass':>5}" + "".join(f"{CATEGORY_LABELS[k]:>{widths[k]}}" for k in KINDS)
+    lines = [f"{head}  runs by reward / worst write", "-" * (len(head) + 30)]
     total = AuditRow("overall")
     for r in rows:
         crossed = ", ".join(f"{k}: {v}" for k, v in sorted(r.crossed.items()))
-        lines.append(f"{r.task_id[:w]:<{w}}{r.runs:>5}{r.passed:>5}{r.writes['ALLOW']:>7}{r.writes['REVISE']:>7}{r.writes['BLOCK']:>7}  {crossed}")
+        lines.append(f"{row_line(r.task_id, r)}  {crossed}")
         total.runs += r.runs
         total.passed += r.passed
         for k, v in r.writes.items():
             total.writes[k] += v
         for k, v in r.crossed.items():
             total.crossed[k] += v
-    lines.append("-" * (w + 60))
-    lines.append(
-        f"{'overall':<{w}}{total.runs:>5}{total.passed:>5}{total.writes['ALLOW']:>7}{total.writes['REVISE']:>7}{total.writes['BLOCK']:>7}"
-    )
+    lines.append("-" * (len(head) + 30))
+    lines.append(row_line("overall", total))
     for k, v in sorted(total.crossed.items()):
         lines.append(f"    {k:<32} {v:>5} runs")
-    failed_stopped = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and not k.endswith(("ALLOW", "no write")))
     failed = sum(v for k, v in total.crossed.items() if k.startswith("reward 0"))
     if failed:
-        lines.append(f"    failed runs in which the gate would have stopped a write: {failed_stopped} of {failed}")
+        violation = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith("violation"))
+        needs_read = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith(CATEGORY_LABELS["needs_read"]))
+        lines.append(f"    failed runs in which the gate would have found a violation: {violation} of {failed}")
+        lines.append(f"    failed runs in which it would only have asked for a read: {needs_read} of {failed}")
     return lines

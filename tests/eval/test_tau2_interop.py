@@ -48,16 +48,19 @@ def test_import_rebuilds_the_ledger_and_judges_every_write(tmp_path):
     ]
 
 
-def test_audit_crosses_gate_verdicts_with_recorded_rewards(tmp_path):
+def test_audit_sorts_writes_into_allowed_violation_needs_a_read_crossed_with_rewards(tmp_path):
     import_results(write_results(tmp_path / "results.json"), tmp_path / "imported")
     rows, warnings = audit(tmp_path / "imported")
     assert not warnings
     by_task = {r.task_id: r for r in rows}
-    assert by_task["cancel_ordered_by_mistake"].writes == {"ALLOW": 1, "REVISE": 0, "BLOCK": 0}
+    assert by_task["cancel_ordered_by_mistake"].writes == {"allowed": 1, "violation": 0, "needs_read": 0}
     assert by_task["cancel_ordered_by_mistake"].passed == 1
-    text = "\n".join(audit_lines(rows))
-    assert "reward 1 / ALLOW" in text and "reward 0 / REVISE" in text
-    assert "failed runs in which the gate would have stopped a write: 2 of 2" in text
+    lines = audit_lines(rows)
+    assert lines[0].split()[:7] == ["task", "runs", "pass", "allowed", "violation", "needs", "a"]
+    text = "\n".join(lines)
+    assert "reward 1 / allowed" in text and "reward 0 / violation" in text
+    assert "failed runs in which the gate would have found a violation: 2 of 2" in text
+    assert "failed runs in which it would only have asked for a read: 0 of 2" in text
 
 
 def test_cli_import_audit_and_why_on_imported_runs(tmp_path):
