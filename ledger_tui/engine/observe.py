@@ -45,7 +45,7 @@ def observe_read(
     pairs = _pairs(tool, call, value)
     if tool.identifies is not None:
         user_id = tool.identified_by(call.arguments, value, customer_text)
-        if user_id:
+        if user_id and ledger.get(IDENTIFIED_PREFIX + str(user_id)) is None:  # the first read that did
             pairs.append((IDENTIFIED_PREFIX + str(user_id), call.name))
             if ledger.get(CURRENT_USER) is None:
                 pairs.append((CURRENT_USER, str(user_id)))
