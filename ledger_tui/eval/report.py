@@ -10,8 +10,10 @@ one or more failure classes, each with a one-line finding that points at what ha
   on the action's `compare_args` when given, else on all its gold arguments, as τ²-bench does);
 - **extra or unauthorized write**: a successful agent write with no gold counterpart (a refusal
   task's forbidden write is one);
-- **write stopped by the gate**: the REVISE loop ran out (a refusal naming the revise limit), or
-  the gate BLOCKED the very write the task's gold actions ask for;
+- **gate stop: violation** / **gate stop: needs a read**: the REVISE loop ran out (a refusal naming
+  the revise limit), or the gate BLOCKED the very write the task's gold actions ask for; split by
+  what the gate's last decision on that write was: a broken rule, or only evidence the agent never
+  read (the finding names the read the gate asked for);
 - **missing communicated fact**: a `communicate_info` string said in no agent text (commas removed,
   any case: τ²-bench's rule), for tasks whose reward counts COMMUNICATE;
 - **transfer to a human**: the agent called `transfer_to_human_agents` and the gold actions do not;
@@ -39,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -62,7 +64,9 @@ from ledger_tui.eval.grade import PASSING_TERMINATIONS, communicated
 MISSED_WRITE = "missed required write"
 WRONG_ARGUMENTS = "wrong arguments"
 EXTRA_WRITE = "extra or unauthorized write"
-GATE_STOPPED = "write stopped by the gate"
+GATE_VIOLATION = "gate stop: violation"
+GATE_NEEDS_READ = "gate stop: needs a read"
+GATE_STOPS = (GATE_VIOLATION, GATE_NEEDS_READ)
 MISSING_FACT = "missing communicated fact"
 TRANSFER = "transfer to a human"
 INFRASTRUCTURE = "infrastructure error"
@@ -73,7 +77,8 @@ PRECEDENCE: tuple[str, ...] = (
     INFRASTRUCTURE,
     UNKNOWN_TASK,
     EXTRA_WRITE,
-    GATE_STOPPED,
+    GATE_VIOLATION,
+    GATE_NEEDS_READ,
     WRONG_ARGUMENTS,
     TRANSFER,
     MISSED_WRITE,
@@ -132,6 +137,8 @@ class Attempt:
     side: str  # "assistant" (agent or operator) or "user" (customer-side, dual control)
     verdict: Verdict | None = None
     failed_predicates: tuple[str, ...] = ()
+    category: str | None = None  # allowed / violation / needs_read, when the gate judged it
+    suggested_reads: tuple[str, ...] = ()
     executed: bool = False
     error: bool = False
 
@@ -142,6 +149,19 @@ class Attempt:
     @property
     def stopped_by_gate(self) -> bool:
         return self.verdict in (Verdict.REVISE, Verdict.BLOCK) and not self.executed
+
+    @property
+    def needs_read(self) -> bool:
+        return self.category == "needs_read"
+
+    def gate_stop(self, what: str) -> Finding:
+        """`what` (the gate blocked…, the revise limit was reached on…) as the kind of stop it was,
+        with the failed checks and, for a stop that only needed a read, the read asked for."""
+        preds = f" ({', '.join(self.failed_predicates)})" if self.failed_predicates else ""
+        if not self.needs_read:
+            return Finding(GATE_VIOLATION, f"{what}{preds}", self.seq)
+        asked = f": it asked for {', '.join(self.suggested_reads)}" if self.suggested_reads else ""
+        return Finding(GATE_NEEDS_READ, f"{what}{preds}{asked}", self.seq)
 
 
 def _side(requestor: str) -> str:
@@ -165,8 +185,11 @@ def attempts(events: Iterable[Event], domain: Domain | None = None) -> list[Atte
         elif isinstance(event, GateDecided):
             pending = waiting.get(event.decision.call.id)
             if pending:
-                pending[0].verdict = event.decision.verdict
-                pending[0].failed_predicates = tuple(p.name for p in event.decision.failed())
+                d = event.decision
+                pending[0].verdict = d.verdict
+                pending[0].failed_predicates = tuple(p.name for p in d.failed())
+                pending[0].category = d.category()
+                pending[0].suggested_reads = tuple(s.signature() for s in d.suggested_calls)
         elif isinstance(event, ToolResult):
             pending = waiting.get(event.call_id)
             if pending:
@@ -233,10 +256,7 @@ def _write_findings(seen: list[Attempt], task: Task, domain: Domain | None) -> l
             None,
         )
         if blocked is not None:
-            why = f" ({', '.join(blocked.failed_predicates)})" if blocked.failed_predicates else ""
-            findings.append(
-                Finding(GATE_STOPPED, f"the gate blocked {blocked.call.signature()}, which the gold actions make{why}", blocked.seq)
-            )
+            findings.append(blocked.gate_stop(f"the gate blocked {blocked.call.signature()}, which the gold actions make"))
             continue
         tried = [a for a in seen if a.side == side and matches(a.call, gold)]
         note = ""
@@ -244,7 +264,8 @@ def _write_findings(seen: list[Attempt], task: Task, domain: Domain | None) -> l
             last = tried[-1]
             if last.stopped_by_gate:
                 preds = ", ".join(last.failed_predicates) or "a predicate"
-                note = f"; the gate asked to revise it ({preds}) and it was not made after that"
+                asked = "asked for a read first" if last.needs_read else "found a violation"
+                note = f"; the gate {asked} ({preds}) and it was not made after that"
             elif last.executed and last.error:
                 note = "; the tool returned an error"
         findings.append(Finding(MISSED_WRITE, f"{_signature(gold.name, gold.arguments)} was never made{note}", tried[-1].seq if tried else None))
@@ -274,9 +295,10 @@ def _revise_limit_findings(events: Sequence[Event], seen: list[Attempt], task: T
             for a in seen
         ):
             continue  # the same write was made later: the loop ran out but stopped nothing
-        what = attempt.call.signature() if attempt else "a write"
-        preds = f" ({', '.join(attempt.failed_predicates)})" if attempt and attempt.failed_predicates else ""
-        out.append(Finding(GATE_STOPPED, f"the revise limit was reached on {what}{preds}", e.seq))
+        if attempt is None:
+            out.append(Finding(GATE_VIOLATION, "the revise limit was reached on a write", e.seq))
+        else:
+            out.append(replace(attempt.gate_stop(f"the revise limit was reached on {attempt.call.signature()}"), seq=e.seq))
     return out
 
 

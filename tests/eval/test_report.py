@@ -10,7 +10,8 @@ from domains import load_domain
 from ledger_tui.engine.events import Verdict
 from ledger_tui.eval.report import (
     EXTRA_WRITE,
-    GATE_STOPPED,
+    GATE_NEEDS_READ,
+    GATE_VIOLATION,
     INFRASTRUCTURE,
     MISSED_WRITE,
     MISSING_FACT,
@@ -63,7 +64,7 @@ def test_a_missed_write_says_when_the_gate_asked_for_a_revision_that_never_came(
     run.say("Anything else?")
     c = classify(run.end(), task("t1", CANCEL), retail)
     assert c.primary == MISSED_WRITE
-    assert "the gate asked to revise it (explicit_confirmation)" in c.findings[0].detail
+    assert "the gate found a violation (explicit_confirmation) and it was not made after that" in c.findings[0].detail
 
 
 def test_the_right_tool_on_the_wrong_record_is_wrong_arguments_not_an_extra_write(retail):
@@ -105,27 +106,58 @@ def test_a_refusal_tasks_forbidden_write_that_ran_is_named_as_such(retail):
     assert c.primary == EXTRA_WRITE and "the write this refusal task forbids" in c.findings[0].detail
 
 
-def test_a_block_on_the_gold_write_is_a_write_stopped_by_the_gate(airline):
+def test_a_block_on_the_gold_write_is_a_gate_stop_violation(airline):
     run = Run("airline", "gate")
     run.call("cancel_reservation", verdict=Verdict.BLOCK, failed=("cancellation_eligible",), reservation_id="ZFA04Y")
     c = classify(run.end(), task("t1", CANCEL_RES), airline)
-    assert c.classes == [GATE_STOPPED]
+    assert c.classes == [GATE_VIOLATION]
     assert "blocked cancel_reservation" in c.findings[0].detail and "cancellation_eligible" in c.findings[0].detail
 
 
-def test_an_exhausted_revise_loop_is_a_write_stopped_by_the_gate(retail):
+def test_an_exhausted_revise_loop_on_a_violation_is_a_gate_stop_violation(retail):
     run = Run()
     call = run.call("cancel_pending_order", verdict=Verdict.REVISE, failed=("order_read",), order_id="#W1", reason="no longer needed")
     run.revise_limit(call)
     c = classify(run.end(), task("t1", CANCEL), retail)
-    assert c.primary == GATE_STOPPED and MISSED_WRITE in c.classes
-    assert "revise limit was reached on cancel_pending_order" in next(f.detail for f in c.findings if f.cls == GATE_STOPPED)
+    assert c.primary == GATE_VIOLATION and MISSED_WRITE in c.classes
+    assert "revise limit was reached on cancel_pending_order" in next(f.detail for f in c.findings if f.cls == GATE_VIOLATION)
+    assert "the gate found a violation (order_read)" in next(f.detail for f in c.findings if f.cls == MISSED_WRITE)
     # made in a later turn after all: the loop ran out but stopped nothing
     later = Run()
     call = later.call("cancel_pending_order", verdict=Verdict.REVISE, order_id="#W1", reason="no longer needed")
     later.revise_limit(call).user("Yes, cancel it.")
     later.call("cancel_pending_order", verdict=Verdict.ALLOW, order_id="#W1", reason="no longer needed")
-    assert GATE_STOPPED not in classify(later.end(), task("t1", CANCEL), retail).classes
+    assert not set(classify(later.end(), task("t1", CANCEL), retail).classes) & {GATE_VIOLATION, GATE_NEEDS_READ}
+
+
+def _only_needs_a_read(run: Run, call, *, old_format: bool = False) -> None:
+    """Make the gate's decision on `call` a stop that only lacks a read (as today's gate records it,
+    or as a trajectory written before `needs_read` existed: the missing-evidence wording and a
+    suggested read)."""
+    from ledger_tui.engine.events import GateDecided, SuggestedCall
+
+    read = SuggestedCall(name="get_order_details", arguments={"order_id": "#W1"})
+    i, event = next((i, e) for i, e in enumerate(run.events) if isinstance(e, GateDecided) and e.decision.call.id == call.id)
+    preds = [
+        p.model_copy(update={"reason": "orders.#W1 has not been read.", "suggested_call": read, "needs_read": None if old_format else True})
+        for p in event.decision.predicates
+    ]
+    decision = event.decision.model_copy(update={"predicates": preds, "suggested_calls": [read]})
+    run.events[i] = event.model_copy(update={"decision": decision})
+
+
+@pytest.mark.parametrize("old_format", [False, True], ids=["today", "before needs_read"])
+def test_an_exhausted_revise_loop_that_only_needed_a_read_is_a_gate_stop_needs_a_read(retail, old_format):
+    run = Run()
+    call = run.call("cancel_pending_order", verdict=Verdict.REVISE, failed=("order_read",), order_id="#W1", reason="no longer needed")
+    _only_needs_a_read(run, call, old_format=old_format)
+    run.revise_limit(call)
+    c = classify(run.end(), task("t1", CANCEL), retail)
+    assert c.primary == GATE_NEEDS_READ and GATE_VIOLATION not in c.classes
+    stop = next(f.detail for f in c.findings if f.cls == GATE_NEEDS_READ)
+    assert stop.startswith("the revise limit was reached on cancel_pending_order")
+    assert stop.endswith('(order_read): it asked for get_order_details(order_id="#W1")')
+    assert "the gate asked for a read first (order_read)" in next(f.detail for f in c.findings if f.cls == MISSED_WRITE)
 
 
 def test_imported_verdicts_are_what_the_gate_would_have_said_so_they_stop_nothing(airline):
@@ -206,14 +238,14 @@ def _run(task_id, mode, passed, primary_events=None, trial=0):
 def test_per_task_comparison_says_what_each_mode_fixed_or_broke_against_baseline():
     runs = [
         _run("a", "baseline", False, EXTRA_WRITE), _run("a", "gate", True), _run("a", "full", True),
-        _run("b", "baseline", True), _run("b", "gate", False, GATE_STOPPED), _run("b", "full", True),
+        _run("b", "baseline", True), _run("b", "gate", False, GATE_VIOLATION), _run("b", "full", True),
         _run("c", "baseline", True), _run("c", "full", True),
         _run("d", "baseline", False), _run("d", "baseline", True, trial=1), _run("d", "full", True), _run("d", "full", True, trial=1),
     ]
     by = {t.task_id: t for t in compare_modes(runs)}
     assert by["a"].changes == ["fixed by gate", "fixed by full"]
     assert by["a"].modes["baseline"].primaries == [EXTRA_WRITE]
-    assert by["b"].changes == ["broken by gate"] and by["b"].modes["gate"].primaries == [GATE_STOPPED]
+    assert by["b"].changes == ["broken by gate"] and by["b"].modes["gate"].primaries == [GATE_VIOLATION]
     assert by["c"].changes == []
     assert by["d"].changes == ["fixed by full"] and by["d"].modes["baseline"].cell() == "1/2"
     assert list(by["a"].modes) == ["baseline", "gate", "full"]
@@ -266,9 +298,10 @@ def test_cli_report_on_an_eval_folder(tmp_path):
     assert "warning: 1 task id(s) of failed runs are not in the task file used (no_such_task)" in out.stderr
     text = out.stdout
     assert "6 runs, 5 failed" in text
-    table = {line[:30].strip(): line[30:].split() for line in text.splitlines() if line.startswith(("extra", "wrong", "write stopped", "infra", "unclass", "unknown"))}
+    table = {line[:30].strip(): line[30:].split() for line in text.splitlines() if line.startswith(("extra", "wrong", "gate stop", "infra", "unclass", "unknown"))}
     assert table["extra or unauthorized write"] == ["1", "-"]                   # retail/baseline, retail/full
-    assert table["write stopped by the gate"] == ["-", "1"]
+    assert table["gate stop: violation"] == ["-", "1"]
+    assert "gate stop: needs a read" not in table
     assert table["infrastructure error"] == ["-", "1"]
     assert table["unknown task"] == ["1", "0", "(1)"]                          # primary, (runs showing it)
     assert table["unclassified"] == ["1", "-"]                                 # the damaged trajectory
@@ -277,7 +310,7 @@ def test_cli_report_on_an_eval_folder(tmp_path):
     rows = {line.split()[0]: line for line in text.splitlines() if line.startswith(("refuse_", "cancel_no", "no_such"))}
     assert rows["refuse_cancel_processed"].split()[1:3] == ["FAIL", "pass"] and "fixed by full" in rows["refuse_cancel_processed"]
     assert "same" in rows["cancel_no_longer_needed_gift_card"]
-    assert "    full: write stopped by the gate" in text
+    assert "    full: gate stop: violation" in text
     data = json.loads((folder / "report.json").read_text())
     assert data["source"] == "eval" and data["failed"] == 5
     by_task = {(r["task_id"], r["mode"]): r for r in data["failed_runs"]}
@@ -301,7 +334,7 @@ def test_cli_report_on_an_import_folder_with_its_tasks_file(tmp_path):
     assert runs["cancel_no_longer_needed_gift_card"]["primary"] == EXTRA_WRITE
     # the refund the benchmark's tool refused changed nothing, and the folder's task asks for nothing
     assert runs["refuse_refund_other_card"]["primary"] == UNCLASSIFIED
-    assert GATE_STOPPED not in json.dumps(data["failed_runs"])
+    assert "gate stop" not in json.dumps(data["failed_runs"])
 
 
 def test_cli_report_with_the_domains_tasks_and_without_any(tmp_path):
