@@ -2,7 +2,8 @@
 
 Loading and failure classes come from `ledger_tui.eval.report` (one classification, shared with
 `ledger-tui report`); this module only adds what a list needs on top: the gate's verdict counts
-per run (from results.jsonl for eval folders, from the trajectory for import-tau2 folders), and a
+per run (from results.jsonl for eval folders, from the trajectory for import-tau2 folders), its
+stops split into violations and needs-a-read (from the trajectory, read only when it has a stop), and a
 pure `RunFilter` (which rows, in which order) the browse screen keeps while a run is open.
 
 No `textual` here: the index and the filter are plain data and tested without a screen.
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.engine.events import GateDecided
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.eval.report import PRECEDENCE, Finding, RunReport, build_report, mode_key, natural_key
 
@@ -23,7 +24,8 @@ SHORT_CLASS = {
     "missed required write": "missed write",
     "wrong arguments": "wrong args",
     "extra or unauthorized write": "extra write",
-    "write stopped by the gate": "gate stopped",
+    "gate stop: violation": "gate violation",
+    "gate stop: needs a read": "gate: read",
     "missing communicated fact": "missing fact",
     "transfer to a human": "transfer",
     "infrastructure error": "infra error",
@@ -35,7 +37,7 @@ SORT_HELP = {
     "task": "task, then trial and mode",
     "reward": "failed runs first",
     "class": "primary failure class, most serious first",
-    "gate": "most BLOCK, then REVISE verdicts first",
+    "gate": "most violations, then most needs-a-read stops first",
 }
 
 
@@ -59,6 +61,8 @@ class RunRow:
     allow: int = 0
     revise: int = 0
     block: int = 0
+    violations: int = 0  # the REVISEs and BLOCKs that were violations…
+    needs_read: int = 0  # …and those that only needed a read
 
     @property
     def key(self) -> str:
@@ -102,16 +106,20 @@ class RunIndex:
             return str(path)
 
 
-def _counts_from_events(path: Path) -> tuple[int, int, int]:
+GateCounts = dict[str, int]  # allow, revise, block (verdicts); violation, needs_read (kinds of stop)
+
+
+def _counts_from_events(path: Path) -> GateCounts:
+    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "needs_read"), 0)
     try:
         events = read_trajectory(path).events
     except LedgerTuiError:
-        return 0, 0, 0  # the report already warned about this file
-    counts = {v: 0 for v in Verdict}
+        return counts  # the report already warned about this file
     for e in events:
         if isinstance(e, GateDecided):
-            counts[e.decision.verdict] += 1
-    return counts[Verdict.ALLOW], counts[Verdict.REVISE], counts[Verdict.BLOCK]
+            counts[e.decision.verdict.value.lower()] += 1
+            counts[e.decision.category()] += 1
+    return counts
 
 
 def _counts_from_results(folder: Path) -> dict[tuple[str, str, int, str], tuple[int, int, int]]:
@@ -140,8 +148,10 @@ def load_runs(folder: Path | str) -> RunIndex:
         path = _trajectory(folder, run)
         if report.source == "eval":
             allow, revise, block = counts.get((run.domain, run.task_id, run.trial, run.mode), (0, 0, 0))
+            kinds = _counts_from_events(path) if revise or block else {"violation": 0, "needs_read": 0}
         else:
-            allow, revise, block = _counts_from_events(path)
+            kinds = _counts_from_events(path)
+            allow, revise, block = kinds["allow"], kinds["revise"], kinds["block"]
         c = run.classification
         rows.append(
             RunRow(
@@ -157,6 +167,8 @@ def load_runs(folder: Path | str) -> RunIndex:
                 allow=allow,
                 revise=revise,
                 block=block,
+                violations=kinds["violation"],
+                needs_read=kinds["needs_read"],
             )
         )
     return RunIndex(folder, report.source, rows, list(report.warnings))
@@ -196,7 +208,7 @@ class RunFilter:
             rank = PRECEDENCE.index(r.primary) if r.primary in PRECEDENCE else len(PRECEDENCE)
             return (rank, *by_task)
         if self.sort == "gate":
-            return (-r.block, -r.revise, *by_task)
+            return (-r.violations, -r.needs_read, *by_task)
         return by_task
 
     @property

@@ -17,6 +17,7 @@ from ledger_tui.ui.messages import RunChosen
 from ledger_tui.ui.run_index import SHORT_CLASS, RunRow
 
 TASK_MIN = 12
+FAILURE_WIDTH = 14  # the longest short class, "gate violation"
 TERMINATION = {"infrastructure_error": "infra error"}
 
 
@@ -51,7 +52,7 @@ class RunTable(DataTable[Text]):
         self.add_column("reward", key="reward", width=6)
         if show_end:
             self.add_column("end", key="end", width=11)
-        self.add_column("failure", key="failure", width=12)
+        self.add_column("failure", key="failure", width=FAILURE_WIDTH)
         for verdict, width in (("ALLOW", 5), ("REVISE", 6), ("BLOCK", 5)):
             style = self.get_component_rich_style(f"run-table--{verdict.lower()}", partial=True)
             self.add_column(Text(verdict, style=style, justify="right"), key=verdict.lower(), width=width)
@@ -109,7 +110,7 @@ class RunTable(DataTable[Text]):
         """Task column width and whether the termination column fits (it is in the detail line anyway)."""
         room = self.scrollable_content_region.width
         padding = 2  # DataTable's cell padding, both sides of a column
-        others = (9 + padding if self._show_domain else 0) + sum(w + padding for w in (2, 8, 6, 12, 5, 6, 5))
+        others = (9 + padding if self._show_domain else 0) + sum(w + padding for w in (2, 8, 6, FAILURE_WIDTH, 5, 6, 5))
         show_end = room - others - (11 + padding) - (min(self._longest, 24) + padding) >= 0
         if show_end:
             others += 11 + padding
