@@ -53,3 +53,33 @@ async def record(domain: Domain, turns: list[ModelTurn], messages: tuple[str, ..
         await drain(session.user_says(text))
     await drain(session.end())
     return session.events
+
+
+def two_stops_turns() -> list[ModelTurn]:
+    """Ada renews L1 twice stopped: first with no proposal and the loan unread (a violation), then
+    after her yes with the loan still unread (needs a read); the agent reads it and the write goes."""
+    return [
+        ModelTurn(tool_calls=(call("find_member_by_email", email="ada@example.org"), call("renew_loan", loan_id="L1"))),
+        ModelTurn(text="I can renew loan L1 for you. Shall I go ahead?"),
+        ModelTurn(tool_calls=(call("renew_loan", loan_id="L1"),)),
+        ModelTurn(tool_calls=(call("get_loan_details", loan_id="L1"),)),
+        ModelTurn(tool_calls=(call("renew_loan", loan_id="L1"),)),
+        ModelTurn(text="Done: loan L1 is renewed."),
+    ]
+
+
+TWO_STOPS_MESSAGES = ("I'm ada@example.org; please renew loan L1, it's urgent.", "Yes, go ahead.")
+
+
+def as_written_before_needs_read(source: Path, target: Path) -> Path:
+    """`source` as a trajectory written before predicates recorded `needs_read` (the field absent)."""
+    import json
+
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        for p in event.get("decision", {}).get("predicates", []):
+            p.pop("needs_read", None)
+        lines.append(json.dumps(event, ensure_ascii=False))
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
