@@ -472,18 +472,15 @@ def new_flights_available(ctx: GateContext) -> Failure | None:
     return None
 
 
-def _update_cost(ctx: GateContext, res: dict[str, Any]) -> int | None:
+def _update_cost(ctx: GateContext, res: dict[str, Any]) -> float | None:
+    """What a bag or flight change charges (negative: a refund); None when a price is unknown."""
     a = ctx.arguments
     if "total_baggages" in a:
         try:
             return BAG_FEE * max(0, a["nonfree_baggages"] - res["nonfree_baggages"])
         except TypeError:
             return None
-    legs, missing = _itinerary(ctx, a["flights"], a["cabin"], res["origin"], res["destination"], res["flight_type"], res)
-    if missing or any(l["price"] is None for l in legs):
-        return None
-    n = len(res["passengers"])
-    return sum(l["price"] for l in legs) * n - sum(f["price"] for f in res["flights"]) * n
+    return proposals.change_cost(ctx, res, a)
 
 
 @predicate(

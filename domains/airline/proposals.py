@@ -81,14 +81,14 @@ def flights_terms(ctx: GateContext) -> Terms:
     pay = _payment(ctx, res.get("user_id"), a.get("payment_id", ""), _original_payment(res))
     if pay is not None:
         details.append(pay)
-    cost = _change_cost(ctx, res, a)
+    cost = change_cost(ctx, res, a)
     if cost is not None and cost > 0:
         details.append(Detail(f"what the change costs (${cost:g})", (cost,)))
     what = "change the flights of" if details and any(d.label.startswith("flight") for d in details) else "change the cabin of"
     return Terms(("change",), f"{what} reservation {a['reservation_id']}", reservation_ref(ctx, a["reservation_id"]), tuple(details))
 
 
-def _change_cost(ctx: GateContext, res: dict[str, Any], a: dict[str, Any]) -> float | None:
+def change_cost(ctx: GateContext, res: dict[str, Any], a: dict[str, Any]) -> float | None:
     """What a flight or cabin change charges the customer (negative: a refund), from the prices
     searched; None when a new segment's price was not seen."""
     cabin = a.get("cabin")
@@ -183,15 +183,11 @@ def consent_number(value: Any) -> str:
     return f"${value:g}" if isinstance(value, (int, float)) else str(value)
 
 
-TERMS = {
+terms = consent.by_tool({
     "cancel_reservation": cancel_terms,
     "update_reservation_flights": flights_terms,
     "update_reservation_baggages": baggage_terms,
     "update_reservation_passengers": passengers_terms,
     "book_reservation": booking_terms,
     "send_certificate": certificate_terms,
-}
-
-
-def terms(ctx: GateContext) -> Terms:
-    return TERMS[ctx.call.name](ctx)
+})

@@ -181,7 +181,7 @@ def return_terms(ctx: GateContext) -> Terms:
     return Terms(("return", "refund"), f"return items of order {a['order_id']}", order_ref(ctx, a["order_id"]), tuple(details))
 
 
-TERMS = {
+terms = consent.by_tool({
     "cancel_pending_order": cancel_terms,
     "modify_pending_order_address": address_terms,
     "modify_user_address": address_terms,
@@ -189,8 +189,4 @@ TERMS = {
     "modify_pending_order_items": items_terms,
     "exchange_delivered_order_items": items_terms,
     "return_delivered_order_items": return_terms,
-}
-
-
-def terms(ctx: GateContext) -> Terms:
-    return TERMS[ctx.call.name](ctx)
+})

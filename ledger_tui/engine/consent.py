@@ -559,6 +559,15 @@ def _same(a: Any, b: Any, year: int) -> bool:
     return value_tokens(a, year) == value_tokens(b, year)
 
 
+def by_tool(table: dict[str, Any]) -> Any:
+    """A domain's `terms(ctx)`: each write tool's own function from `table`."""
+
+    def terms(ctx: Any) -> Terms:
+        return table[ctx.call.name](ctx)
+
+    return terms
+
+
 def proposal_text(terms: Terms) -> str:
     """A proposal of the write that names everything its `Terms` ask for (the first form of each
     detail): the words the gold agent says, and an example for anyone reading a REVISE."""

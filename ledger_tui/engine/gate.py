@@ -247,15 +247,14 @@ def _finite_numbers(call: ToolCall, arguments: Any) -> GateDecision | None:
         path, value = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):
             name = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-            result = PredicateResult(
-                name="finite_numbers",
-                clause="general.arguments",
-                passed=False,
-                verdict_on_fail=Verdict.BLOCK,
-                reason=f"{path or 'arguments'} is {name}; the gate does not run calls with non-finite numbers.",
-                hint=f"Call {call.name} again with finite numbers.",
+            return _refuse(
+                call,
+                "finite_numbers",
+                "general.arguments",
+                Verdict.BLOCK,
+                f"{path or 'arguments'} is {name}; the gate does not run calls with non-finite numbers.",
+                f"Call {call.name} again with finite numbers.",
             )
-            return _decide(call, [result])
         if isinstance(value, BaseModel):
             items: Iterable[tuple[Any, Any]] = ((k, getattr(value, k)) for k in type(value).model_fields)
         elif isinstance(value, dict):
@@ -278,15 +277,14 @@ def evaluate(
     """The gate: every applicable predicate, evaluated; the most severe failure decides."""
     tool = domain.tool(call.name, call.requestor)
     if tool is None:
-        result = PredicateResult(
-            name="known_tool",
-            clause="general.known-tools",
-            passed=False,
-            verdict_on_fail=Verdict.BLOCK,
-            reason=f"{call.name!r} is not a tool of the {domain.name} domain; the gate does not run what it cannot check.",
-            hint="Use one of the domain's tools.",
+        return _refuse(
+            call,
+            "known_tool",
+            "general.known-tools",
+            Verdict.BLOCK,
+            f"{call.name!r} is not a tool of the {domain.name} domain; the gate does not run what it cannot check.",
+            "Use one of the domain's tools.",
         )
-        return _decide(call, [result])
     refused = _finite_numbers(call, call.arguments)
     if refused is not None:
         return refused
@@ -296,15 +294,14 @@ def evaluate(
         problems = "; ".join(
             f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:4]
         )
-        result = PredicateResult(
-            name="valid_arguments",
-            clause="general.arguments",
-            passed=False,
-            verdict_on_fail=Verdict.REVISE,
-            reason=f"The arguments of {call.name} are not valid ({problems}).",
-            hint=f"Call {call.name} again with arguments that match its schema.",
+        return _refuse(
+            call,
+            "valid_arguments",
+            "general.arguments",
+            Verdict.REVISE,
+            f"The arguments of {call.name} are not valid ({problems}).",
+            f"Call {call.name} again with arguments that match its schema.",
         )
-        return _decide(call, [result])
     refused = _finite_numbers(call, args)  # strings such as "NaN" the model coerced to a float
     if refused is not None:
         return refused
@@ -363,6 +360,12 @@ def evaluate(
                 )
             )
     return _decide(call, results)
+
+
+def _refuse(call: ToolCall, name: str, clause: str, verdict: Verdict, reason: str, hint: str) -> GateDecision:
+    """A call stopped before any predicate runs (unknown tool, invalid or non-finite arguments)."""
+    result = PredicateResult(name=name, clause=clause, passed=False, verdict_on_fail=verdict, reason=reason, hint=hint)
+    return _decide(call, [result])
 
 
 def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
