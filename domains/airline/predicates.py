@@ -492,10 +492,18 @@ def _update_cost(ctx: GateContext, res: dict[str, Any]) -> float | None:
 )
 def update_payment_method(ctx: GateContext) -> Failure | None:
     """A change is paid with one saved credit card or gift card (never a certificate); a gift card
-    must cover the amount due."""
+    must cover the amount due. The reservation's own original credit card, or its gift card for a
+    refund, needs no profile: the reservation shows it was the customer's."""
     res = _reservation(ctx)
-    user = ctx.read(user_path(res["user_id"]))
     pid = ctx.arguments["payment_id"]
+    original = {p.get("payment_id") for p in res.get("payment_history") or []}
+    if pid in original and pid.startswith("credit_card_"):
+        return None
+    if pid in original and pid.startswith("gift_card_"):
+        cost = _update_cost(ctx, res)
+        if cost is not None and cost <= 0:
+            return None
+    user = ctx.read(user_path(res["user_id"]))
     method = (user.get("payment_methods") or {}).get(pid)
     if method is None:
         return ctx.fail(f"{pid} is not a payment method in the customer's profile.", "Use a saved credit card or gift card.")

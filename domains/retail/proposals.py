@@ -39,9 +39,13 @@ def _names(name: str) -> list[str]:
 
 
 def _describe(order: Any) -> Iterable[Any]:
+    """An order as the customer knows it: its items, and its status ("your pending order")."""
     if not isinstance(order, dict):
         return ()
-    return [form for item in order.get("items") or [] if item.get("name") for form in _names(item["name"])]
+    forms = [form for item in order.get("items") or [] if item.get("name") for form in _names(item["name"])]
+    if order.get("status") in ("pending", "delivered"):
+        forms.append(order["status"])
+    return forms
 
 
 def order_ref(ctx: GateContext, order_id: str) -> RecordRef:
