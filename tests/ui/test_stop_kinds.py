@@ -40,9 +40,8 @@ async def test_the_gate_log_tells_a_stop_that_needs_a_read_from_a_violation(toy,
             log = app.screen.gate_log
             assert [row(log, s)[1] for s in (VIOLATION, NEEDS_READ, ALLOWED)] == ["REVISE", "REVISE · read", "ALLOW"], path.name
             assert row(log, NEEDS_READ)[3] == "record_owned_by_customer, renewal_limit: loans.L1 has not been read."
-            assert row(log, VIOLATION)[3].startswith(
-                "explicit_confirmation, record_owned_by_customer (read), renewal_limit (read): The agent's last message"
-            )
+            assert row(log, VIOLATION)[3].startswith("explicit_confirmation: The agent's last message")
+            assert row(log, VIOLATION)[3].endswith("loans.L1 has not been read. · needs a read: record_owned_by_customer, renewal_limit")
             # its own colour and style, from the theme (the .tcss), not the REVISE one
             read_style = log.get_row(str(NEEDS_READ))[1].style
             revise_style = log.get_row(str(VIOLATION))[1].style
@@ -52,7 +51,7 @@ async def test_the_gate_log_tells_a_stop_that_needs_a_read_from_a_violation(toy,
             strip = app.screen.query_one(GateReason)
             await pilot.press("home", "n")
             await pilot.pause()
-            assert str(strip.render()).startswith(f"REVISE · violation step {VIOLATION}: explicit_confirmation")
+            assert str(strip.render()).startswith(f"REVISE · violation step {VIOLATION}: explicit_confirmation: The agent's")
             assert strip.has_class("-revise") and not strip.has_class("-needs-read")
             await pilot.press("n")
             await pilot.pause()

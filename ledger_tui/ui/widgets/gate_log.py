@@ -150,11 +150,13 @@ def row_class(d: GateDecision) -> str:
 
 
 def describe(decision: GateDecision) -> str:
-    """What a narrow pane must show first: the failed predicates (violations first; in a violation,
-    the checks that only need a read marked so), then the reason."""
-    failed = sorted(decision.failed(), key=lambda p: p.needs_a_read())
+    """What a narrow pane must show first: the failed checks, then the reason. In a violation, the
+    broken checks lead and those that only need a read come last, after the reason."""
+    failed = decision.failed()
     if not failed:
         return "all checks passed"
-    mixed = decision.category() == "violation"
-    names = [f"{p.name} (read)" if mixed and p.needs_a_read() else p.name for p in failed]
-    return f"{', '.join(names)}: {decision.reason}"
+    broken = [p.name for p in failed if not p.needs_a_read()]
+    reads = [p.name for p in failed if p.needs_a_read()]
+    if not broken:
+        return f"{', '.join(reads)}: {decision.reason}"
+    return f"{', '.join(broken)}: {decision.reason}" + (f" · needs a read: {', '.join(reads)}" if reads else "")
