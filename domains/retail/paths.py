@@ -81,6 +81,7 @@ SOURCES: list[tuple[str, str]] = [
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_NAME_ZIP = re.compile(r"\bname is ([A-Z][\w'-]+) ([A-Z][\w'-]+)\b.*?\b(\d{5})\b", re.S)
 
 
 def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) -> SuggestedCall | None:
@@ -90,14 +91,21 @@ def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) 
         emails = _EMAIL.findall(text or "")
         if emails:
             return SuggestedCall(name="find_user_id_by_email", arguments={"email": emails[-1].rstrip(".")})
+        named = _NAME_ZIP.search(text or "")
+        if named:
+            first, last, zip_code = named.groups()
+            return SuggestedCall(name="find_user_id_by_name_zip", arguments={"first_name": first, "last_name": last, "zip": zip_code})
     return None
 
 
 def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
-    """What the owner of the order or profile a call acts on says to be identified: their email."""
+    """What the owner of the order or profile a call acts on says to be identified: their name and
+    zip code (what τ²-bench's customers know; an email they remember may be wrong)."""
     user_id = arguments.get("user_id")
     if not user_id and arguments.get("order_id"):
         order = db.orders.get(arguments["order_id"])
         user_id = order.user_id if order is not None else None
     user = db.users.get(user_id) if user_id else None
-    return f"My email is {user.email}." if user is not None else None
+    if user is None:
+        return None
+    return f"My name is {user.name.first_name} {user.name.last_name} and my zip code is {user.address.zip}."
