@@ -10,13 +10,20 @@ every session:
   first event to its last only if a write executed.
 
 Each episode is one session on one domain, seeded (`random.Random`), built from the domain's real
-data: the customer's messages come from a small pool (task openings that identify a customer and
-state a request, yes, no, reasons), the scripted model's turns read real records (a task's own
-reads or reads built from real ids), list a write's details and propose writes whose arguments
-are a task's gold or forbidden write (valid, real ids), a mutation of one (another real id, a
-missing or extra field, a wrong type, a non-finite number) or built from the tool's schema with
-real values. Now and then the operator proposes a write too (same gate), and the agent calls a
-generic tool. Earlier writes in the session, allowed or not, are the history later calls meet.
+data. Most are *well-formed*, shaped as the policy asks: the customer says who they are (the
+domain's `identity_sentence`) with the task's opening before the agent looks them up; the agent
+makes the task's reads and, before each of the task's writes, proposes that very call in the
+customer's terms (`consent.proposal_text` of its `Terms`, built from the session's ledger when the
+agent says it, as the gold agent does); the customer says yes and the agent calls it, making the
+reads a REVISE suggests and proposing again after a REVISE. Slips are mixed in: no proposal,
+another write proposed than the one called, a mutated call, a refusal or a reason instead of the
+yes, a write repeated on a used-up yes. The other episodes keep the random shapes: customer
+messages from a small pool (task openings, yes, no, reasons), writes listed as a signature rather
+than proposed, random reads of real records. Everywhere, writes are a task's gold or forbidden
+write (valid, real ids), a mutation of one (another real id, a missing or extra field, a wrong
+type, a non-finite number) or built from the tool's schema with real values; now and then the
+operator proposes a write too (same gate), and the agent calls a generic tool. Earlier writes in
+the session, allowed or not, are the history later calls meet.
 
 Used by tests/engine/test_gate_property.py (a bounded slice in CI) and benchmarks/gate_property.py
 (the full run). `episode_rng(seed, domain, i)` rebuilds any one episode to debug a violation.
@@ -30,7 +37,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from domains import load_domain
 from ledger_tui.engine.domain import Domain
@@ -46,7 +53,8 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.gate import guarded
+from ledger_tui.engine.consent import proposal_text
+from ledger_tui.engine.gate import GateContext, guarded
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain
@@ -322,12 +330,25 @@ class Episode:
 async def episode(w: World, rng: random.Random) -> Episode:
     """One session in mode "full": a few customer messages, each answered by random model turns.
 
-    Half the episodes follow a task the way an agent would (its opening, its reads, its write's
-    details listed, a yes, the write), so valid writes meet the evidence that lets them through;
-    the scripted agent also makes the reads a REVISE suggested, some of the time."""
+    Three shapes. *Well-formed* (60%): the customer says who they are (the domain's
+    `identity_sentence`) with the task's opening, before the agent's lookup of it; the agent makes
+    the task's reads in order and, before each of its writes, proposes that very call in the
+    customer's terms (`proposal_text`, built from the session's ledger when the agent says it);
+    the customer says yes and the agent calls it, retrying after the reads a REVISE suggests (and
+    proposing again after a REVISE no read fixes). Now and then a step slips: no proposal, another
+    write proposed than the one called, a mutated call, a refusal or a reason instead of the yes,
+    the same write twice on one yes (and some proposals state the write without asking).
+    *Directed* (15%): the task's opening and reads, a write listed
+    as a signature (not in the customer's terms), mostly a yes. *Random* (25%): random messages,
+    reads and writes. Every shape mixes in random reads and writes of real and mutated records,
+    reads a REVISE suggested, and writes the operator proposes."""
     calls = Calls(w, rng)
     task = rng.choice(w.tasks)
-    directed = rng.random() < 0.5
+    roll = rng.random()
+    shape = "well_formed" if roll < 0.6 else "directed" if roll < 0.75 else "random"
+    if shape == "well_formed":
+        return await _well_formed(w, rng, calls, task)
+    directed = shape == "directed"
     env = fresh_environment(w.domain, task)
     if rng.random() < 0.3:  # the database as earlier conversations left it
         for action in rng.sample(w.task_writes, k=min(len(w.task_writes), rng.randint(1, 2))):
@@ -342,21 +363,19 @@ async def episode(w: World, rng: random.Random) -> Episode:
         if pending is not None and rng.random() < 0.85:
             turns.append(ModelTurn(tool_calls=(pending.model_copy(update={"id": calls.new_id()}),)))
         pending = None
-        for suggested in _suggested(session.events) if rng.random() < 0.7 else ():
-            turns.append(ModelTurn(tool_calls=(ToolCall(id=calls.new_id(), name=suggested.name, arguments=suggested.arguments),)))
+        turns.extend(_suggested_turns(session, calls) if rng.random() < 0.7 else ())
         if directed and step == 0:
             for action in task.gold_actions:
                 if action.requestor == "assistant" and w.domain.kind(action.name) == "read":
                     turns.append(ModelTurn(tool_calls=(ToolCall(id=calls.new_id(), name=action.name, arguments=action.arguments),)))
         for _ in range(rng.randint(0 if directed else 1, 2)):
             share = 0.0 if directed and step == 0 else 0.45  # a write refused here would end the turn unconfirmed
-            batch = [calls.write(task) if rng.random() < share else calls.read(task) for _ in range(rng.randint(1, 3))]
-            turns.append(ModelTurn(text=rng.choice(("", "", "Let me check.")), tool_calls=tuple(batch)))
+            turns.append(_batch(calls, task, share))
         if rng.random() < (0.9 if directed else 0.5):
             pending = calls.write(task, gold_first=directed)
             turns.append(ModelTurn(text=f"To confirm: {pending.signature()}. Shall I go ahead?"))
         else:
-            turns.append(ModelTurn(text=rng.choice(("How else can I help?", "Done.", "Could you tell me more?"))))
+            turns.append(ModelTurn(text=rng.choice(CLOSINGS)))
         model.queue.clear()
         model.extend(turns)
         if directed and step == 0:
@@ -366,12 +385,231 @@ async def episode(w: World, rng: random.Random) -> Episode:
         else:
             text = calls.message(task, first=step == 0)
         await drain(session.user_says(text or "Hi."))
-        if rng.random() < 0.1:  # the operator, acting as the agent, proposes a write of their own
-            operator = calls.write(task)
-            await drain(session.operator_call(operator.name, operator.arguments))
+        await _operator(session, calls, task)
     model.queue.clear()
     await drain(session.end())
     return Episode(list(session.events), executions, session)
+
+
+CLOSINGS = ("How else can I help?", "Done.", "Could you tell me more?")
+
+
+def _batch(calls: Calls, task: Task, share: float) -> ModelTurn:
+    """One model turn of 1-3 random calls, each a write with probability `share`, else a read."""
+    rng = calls.rng
+    batch = [calls.write(task) if rng.random() < share else calls.read(task) for _ in range(rng.randint(1, 3))]
+    return ModelTurn(text=rng.choice(("", "", "Let me check.")), tool_calls=tuple(batch))
+
+
+def _suggested_turns(session: Session, calls: Calls) -> list[ModelTurn]:
+    """The reads the gate suggested since the customer last spoke, one turn each."""
+    return [
+        ModelTurn(tool_calls=(ToolCall(id=calls.new_id(), name=s.name, arguments=s.arguments),))
+        for s in _suggested(session.events)
+    ]
+
+
+async def _operator(session: Session, calls: Calls, task: Task) -> None:
+    if calls.rng.random() < 0.1:  # the operator, acting as the agent, proposes a write of their own
+        operator = calls.write(task)
+        await drain(session.operator_call(operator.name, operator.arguments))
+
+
+# ----------------------------------------------------------------------------- well-formed sessions
+
+Lazy = Callable[[], "ModelTurn | None"]  # a model turn decided when the model is asked
+
+
+async def _well_formed(w: World, rng: random.Random, calls: Calls, task: Task) -> Episode:
+    """A session shaped as the policy asks (see `episode`), with slips now and then."""
+    env = fresh_environment(w.domain, task)
+    if rng.random() < 0.1:  # the database as earlier conversations left it
+        for action in rng.sample(w.task_writes, k=min(len(w.task_writes), rng.randint(1, 2))):
+            env.execute(ToolCall(id="before", name=action.name, arguments=action.arguments))
+    model = LazyScript(name="property")
+    session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=12)
+    executions = record_executions(session)
+    await drain(session.start())
+    plan = _plan(w, task)
+    retries = 2  # a planned write the gate sent back (REVISE) is proposed again, this many times
+    pending: ToolCall | None = None  # the write the agent proposed (or listed), called after the reply
+    proposed = False  # the agent's last message proposed `pending` in the customer's terms
+    for step in range(8):
+        if step >= 2 and pending is None and not plan and rng.random() < 0.8:
+            break  # the task's writes are done: the session ends (some of the time it goes on)
+        if step == 0:
+            text = _identity(w, env, task) if rng.random() < 0.9 else (task.ledger_tui.opening or "Hi.")
+        elif proposed and rng.random() < 0.88:
+            text = rng.choice(YES)
+        elif proposed:
+            text = rng.choice(rng.choice((NO, NO, REASONS)))
+        else:
+            text = calls.message(task, first=False)
+        turns: list[ModelTurn | Lazy] = []
+        fired: list[str] = []  # ids of the calls of `pending` this turn
+        if pending is not None and rng.random() < 0.95:
+            call = pending.model_copy(update={"id": calls.new_id()})
+            if rng.random() < 0.05:  # the call is not what was proposed
+                call = call.model_copy(update={"arguments": calls.mutate(call.arguments)})
+            turns.append(ModelTurn(tool_calls=(call,)))
+            fired.append(call.id)
+            if rng.random() < 0.85:
+                turns.append(_retry_after_reads(session, call, calls, fired))
+            if rng.random() < 0.04:  # the same write again: the yes was used up by the first
+                again = call.model_copy(update={"id": calls.new_id()})
+                turns.append(ModelTurn(tool_calls=(again,)))
+                fired.append(again.id)
+        planned, pending = pending, None
+        turns.extend(_suggested_turns(session, calls) if rng.random() < 0.7 else ())
+        if step == 0:
+            turns.append(_lookup(w, session, calls))
+        while plan and w.domain.kind(plan[0].name) != "write":
+            action = plan.pop(0)
+            turns.append(ModelTurn(tool_calls=(ToolCall(id=calls.new_id(), name=action.name, arguments=action.arguments),)))
+        if step > 0 and rng.random() < 0.3:
+            turns.append(_batch(calls, task, 0.3))
+        proposed = False
+        if (plan or rng.random() < 0.25) and rng.random() < 0.93:
+            if plan:
+                action = plan.pop(0)
+                pending = ToolCall(id=calls.new_id(), name=action.name, arguments=dict(action.arguments))
+                if rng.random() < 0.05:  # a wrong record or value, proposed and called as it is
+                    pending = pending.model_copy(update={"arguments": calls.mutate(pending.arguments)})
+            else:
+                pending = calls.write(task, gold_first=True)
+            said = calls.write(task) if rng.random() < 0.05 else pending  # another write proposed
+            turns.append(_proposal_turn(w, session, said, asks=rng.random() < 0.93))
+            proposed = True
+        elif plan and rng.random() < 0.5:
+            pending = calls.write(task, gold_first=True)  # listed, not proposed in the customer's terms
+            turns.append(ModelTurn(text=f"To confirm: {pending.signature()}. Shall I go ahead?"))
+        else:
+            turns.append(ModelTurn(text=rng.choice(CLOSINGS)))
+        model.queue.clear()
+        model.extend(turns)
+        await drain(session.user_says(text))
+        if planned is not None and retries and _sent_back(session, fired):
+            retries -= 1
+            plan.insert(0, Action(name=planned.name, arguments=planned.arguments))
+        await _operator(session, calls, task)
+    model.queue.clear()
+    await drain(session.end())
+    return Episode(list(session.events), executions, session)
+
+
+def _sent_back(session: Session, ids: list[str]) -> bool:
+    """Did none of these calls run, the last decision on them being a REVISE?"""
+    last = None
+    for e in session.events:
+        if isinstance(e, GateDecided) and e.decision.call.id in ids:
+            last = e.decision.verdict
+        elif isinstance(e, ToolResult) and e.call_id in ids and e.executed:
+            return False
+    return last == Verdict.REVISE
+
+
+class LazyScript(ScriptedModel):
+    """A scripted model whose queue may hold callables: a turn decided when the model is asked,
+    from the session as it is then (a proposal built from the reads made earlier in the turn, the
+    reads a REVISE just suggested). A callable that returns None is skipped."""
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
+        while self.queue and callable(self.queue[0]):
+            turn = self.queue.popleft()()  # type: ignore[operator]
+            if turn is not None:
+                self.queue.appendleft(turn)
+                break
+        return await super().complete(messages, tools)
+
+
+def _plan(w: World, task: Task) -> list[Action]:
+    """The task's agent actions in order (reads and writes), its forbidden write last."""
+    plan = [a for a in task.gold_actions if a.requestor == "assistant" and w.domain.kind(a.name) in ("read", "write")]
+    if task.ledger_tui.forbidden_action is not None:
+        plan.append(task.ledger_tui.forbidden_action)
+    return plan
+
+
+def _owner_arguments(w: World, task: Task) -> dict[str, Any]:
+    """The arguments that say whose records the task is about: its first write's (or forbidden
+    write's), else its first action's."""
+    actions = _plan(w, task) + task.gold_actions
+    for action in actions:
+        if w.domain.kind(action.name) == "write":
+            return action.arguments
+    return actions[0].arguments if actions else {}
+
+
+def _identity(w: World, env: Environment, task: Task) -> str:
+    """The customer's first message: who they are, in the domain's words, then the task's opening."""
+    opening = task.ledger_tui.opening or "Hi."
+    if w.domain.identity_sentence is None:
+        return opening
+    try:
+        said = w.domain.identity_sentence(env.db, _owner_arguments(w, task))
+    except Exception:
+        said = None
+    return f"{said} {opening}" if said else opening
+
+
+def _lookup(w: World, session: Session, calls: Calls) -> Lazy:
+    """The lookup of what the customer said about who they are (after they said it)."""
+
+    def turn() -> ModelTurn | None:
+        if w.domain.identify_hint is None:
+            return None
+        hint = w.domain.identify_hint({}, list(session.state.user_messages))
+        if hint is None:
+            return None
+        return ModelTurn(tool_calls=(ToolCall(id=calls.new_id(), name=hint.name, arguments=hint.arguments),))
+
+    return turn
+
+
+def _retry_after_reads(session: Session, call: ToolCall, calls: Calls, fired: list[str]) -> Lazy:
+    """If the gate answered `call` with a REVISE that suggests reads: those reads, then the call
+    again (the customer's yes still stands)."""
+
+    def turn() -> ModelTurn | None:
+        decision = next(
+            (e.decision for e in reversed(session.events) if isinstance(e, GateDecided) and e.decision.call.id == call.id),
+            None,
+        )
+        if decision is None or decision.verdict != Verdict.REVISE or not decision.suggested_calls:
+            return None
+        reads = tuple(ToolCall(id=calls.new_id(), name=s.name, arguments=s.arguments) for s in decision.suggested_calls)
+        again = call.model_copy(update={"id": calls.new_id()})
+        fired.append(again.id)
+        return ModelTurn(tool_calls=reads + (again,))
+
+    return turn
+
+
+def _proposal_turn(w: World, session: Session, call: ToolCall, asks: bool) -> Lazy:
+    """The agent's proposal of `call` in the customer's terms, built from the session's ledger and
+    context when it is said (as the gold agent does); `asks` False: the same words, no question."""
+
+    def turn() -> ModelTurn:
+        text = proposal(w.domain, session, call) or f"To confirm: {call.signature()}. Shall I go ahead?"
+        if not asks:
+            text = text.replace(" Shall I go ahead?", "").replace("To confirm, I will", "I can")
+        return ModelTurn(text=text)
+
+    return turn
+
+
+def proposal(domain: Domain, session: Session, call: ToolCall) -> str | None:
+    """`proposal_text` of this call's `Terms` from the session's ledger and context, or None when the
+    domain has none or the call does not validate."""
+    tool = domain.tool(call.name)
+    if tool is None or domain.proposal_terms is None:
+        return None
+    try:
+        args = tool.args.model_validate(call.arguments)
+        ctx = GateContext(call=call, args=args, ledger=session.state.ledger, session=session.state.context(), domain=domain)
+        return proposal_text(domain.proposal_terms(ctx))
+    except Exception:
+        return None
 
 
 def _suggested(events: list[Event]) -> list[Any]:

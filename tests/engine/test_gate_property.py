@@ -1,9 +1,11 @@
 """Property: no write executes without an ALLOW recorded before it (a seeded slice of the full
 run in benchmarks/gate_property.py; the generator and the checks live in tests/property_writes.py).
 
-Random sessions per domain, in mode "full" with a scripted model: random reads of real records,
-customer messages (openings, yes, no, reasons), and write calls with real ids whose arguments are
-often invalid and sometimes valid. Over every session's events: an executed agent write follows a
+Seeded sessions per domain, in mode "full" with a scripted model: most well-formed (the customer
+says who they are before the lookup, the agent proposes each write in the customer's terms and the
+customer says yes), with slips, and the rest random (customer messages from a pool, writes listed
+as signatures, reads of real records); write calls with real ids whose arguments are often invalid
+and sometimes valid. Over every session's events: an executed agent write follows a
 GateDecided ALLOW for its call id and never a REVISE or BLOCK, the environment never runs a refused
 call, and the database changes only on a write that ran.
 """
@@ -16,7 +18,7 @@ from ledger_tui.engine.events import Verdict
 from tests.property_writes import DOMAINS, Tally, run_domain
 
 SEED = 20240611
-WRITES_PER_DOMAIN = 750
+WRITES_PER_DOMAIN = 600
 _TALLIES: dict[str, Tally] = {}
 
 
@@ -36,12 +38,13 @@ async def test_no_write_executes_without_an_allow_before_it(domain: str):
     assert t.executed == t.verdicts[Verdict.ALLOW.value], "every ALLOW ran, and nothing else did"
 
 
-async def test_the_slice_reaches_writes_the_gate_allows():
-    """Not only refusals: valid writes got through and changed the database (how many depends on
-    today's predicates; benchmarks/gate_property.py prints them per domain)."""
-    tallies = [await tally(d) for d in DOMAINS]
-    assert sum(t.verdicts[Verdict.ALLOW.value] for t in tallies) > 0
-    assert sum(t.changed for t in tallies) > 0
+@pytest.mark.parametrize("domain", DOMAINS)
+async def test_the_slice_reaches_writes_the_gate_allows(domain: str):
+    """Not only refusals: on every domain, well-formed writes got through and changed the database
+    (how many depends on today's predicates; benchmarks/gate_property.py prints them per domain)."""
+    t = await tally(domain)
+    assert t.verdicts[Verdict.ALLOW.value] > 0, t.verdicts
+    assert t.changed > 0
 
 
 async def test_the_checks_catch_a_session_that_skips_the_gate(monkeypatch):
