@@ -410,7 +410,7 @@ def import_tau2(
 
 @app.command()
 def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2 or eval.")) -> None:
-    """Per task and overall: writes the gate would ALLOW, REVISE or BLOCK, crossed with recorded rewards."""
+    """Per task and overall: recorded writes the gate would allow, judge a violation, or stop for a read; crossed with rewards."""
     from ledger_tui.eval.tau2 import audit as run_audit
     from ledger_tui.eval.tau2 import audit_lines
 

@@ -1,7 +1,9 @@
 """The gate log: one row per gate decision, coloured by verdict; Enter explains the row.
 
 A stop that only needs a read (the agent lacks evidence a suggested read supplies) says
-`REVISE · read` and has its own colour; a bare `REVISE` or `BLOCK` is a violation. Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
+`REVISE · read` and has its own colour; a bare `REVISE` or `BLOCK` is a violation.
+
+Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
 or removes the rows that differ. A verdict filter hides rows without forgetting them.
 """
 
