@@ -181,3 +181,42 @@ def test_run_list_of_an_imported_tau2_file(snap_compare, imported):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=run_before)
+
+
+def test_every_failure_class_has_a_short_name_that_fits_its_column():
+    from ledger_tui.eval.report import GATE_NEEDS_READ, GATE_VIOLATION, PRECEDENCE
+    from ledger_tui.ui.run_index import SHORT_CLASS
+    from ledger_tui.ui.widgets.run_table import FAILURE_WIDTH
+
+    assert set(SHORT_CLASS) == set(PRECEDENCE)
+    assert all(len(short) <= FAILURE_WIDTH for short in SHORT_CLASS.values())
+    assert (SHORT_CLASS[GATE_VIOLATION], SHORT_CLASS[GATE_NEEDS_READ]) == ("gate violation", "gate: read")
+
+
+async def test_the_run_detail_counts_violations_and_stops_that_need_a_read(toy, tmp_path):
+    """A folder of trajectories (no results.jsonl): each run's stops are read from its events, and
+    sorting by gate puts the runs with violations first."""
+    from ledger_tui.engine.store import write_trajectory
+    from tests.ui.scenarios import TWO_STOPS_MESSAGES, record, two_stops_turns
+
+    folder = tmp_path / "runs"
+    events = await record(toy, two_stops_turns(), TWO_STOPS_MESSAGES)
+    events[-1] = events[-1].model_copy(update={"reward": 0.0})
+    write_trajectory(folder / "both.jsonl", events)
+    first_stop = next(e.seq for e in events if isinstance(e, GateDecided))
+    write_trajectory(folder / "read-only.jsonl", [e for e in events if e.seq != first_stop])
+    index = load_runs(folder)
+    rows = {r.trajectory.name: r for r in index.rows}
+    assert (rows["both.jsonl"].violations, rows["both.jsonl"].needs_read) == (1, 1)
+    assert (rows["read-only.jsonl"].violations, rows["read-only.jsonl"].needs_read) == (0, 1)
+    assert [r.trajectory.name for r in RunFilter(sort="gate").apply(index.rows)] == ["both.jsonl", "read-only.jsonl"]
+    app = make_app(folder=folder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        browse = app.screen
+        shown = {}
+        for i in range(browse.table.row_count):
+            browse.table.move_cursor(row=i)
+            await pilot.pause()
+            shown[browse.table.selected().trajectory.name] = text_of(browse.query_one(RunDetail)).splitlines()[1]
+        assert shown["both.jsonl"] == "gate  ALLOW 1 REVISE 2 BLOCK 0  stops: 1 violation, 1 needs a read"
+        assert shown["read-only.jsonl"] == "gate  ALLOW 1 REVISE 1 BLOCK 0  stops: 1 needs a read"
