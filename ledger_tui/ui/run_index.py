@@ -3,8 +3,8 @@
 Loading and failure classes come from `ledger_tui.eval.report` (one classification, shared with
 `ledger-tui report`); this module only adds what a list needs on top: the gate's verdict counts
 per run (from results.jsonl for eval folders, from the trajectory for import-tau2 folders), its
-stops split into violations and needs-a-read (from the trajectory, read only when it has a stop), and a
-pure `RunFilter` (which rows, in which order) the browse screen keeps while a run is open.
+stops split into violations and needs-a-read (from the trajectory, read only when it has a stop),
+and a pure `RunFilter` (which rows, in which order) the browse screen keeps while a run is open.
 
 No `textual` here: the index and the filter are plain data and tested without a screen.
 """
@@ -106,7 +106,7 @@ class RunIndex:
             return str(path)
 
 
-GateCounts = dict[str, int]  # allow, revise, block (verdicts); violation, needs_read (kinds of stop)
+GateCounts = dict[str, int]  # allow, revise, block (verdicts); allowed, violation, needs_read (kinds)
 
 
 def _counts_from_events(path: Path) -> GateCounts:

@@ -1,11 +1,12 @@
 """Why: one gate decision explained from its recorded evidence, plus a what-if to change the verdict.
 
-A stop says whether it is a violation or only needs a read, a failed check that only lacks evidence
-is marked so, and a stated fact shows the customer's words and the step of their message; the
-wording is `ledger_tui.explain`'s, as in `ledger-tui why`, and adds no line to the screen.
 Everything above the what-if panel comes from the decision as recorded (nothing re-runs). The
 what-if rebuilds the state the gate saw with the fold, applies one edit (an argument or a ledger
 value) and asks the domain's predicates again, showing the new verdict next to the old one.
+
+A stop says whether it is a violation or only needs a read, a failed check that only lacks evidence
+is marked so, and a stated fact shows the customer's words and the step of their message. The
+wording is `ledger_tui.explain`'s, as in `ledger-tui why`, and none of it adds a line (issue 15).
 """
 
 from __future__ import annotations
