@@ -34,7 +34,6 @@ from ledger_tui.engine.events import (
     ToolCallProposed,
     ToolResult,
     UserMessage,
-    Verdict,
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, guarded
