@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domains.telehealth.slots import CANCELLATION_WINDOW_HOURS, DURATIONS, NOW, hours_between, normalise, overlaps, parse, slots_for
+from domains.telehealth.slots import CANCELLATION_WINDOW_HOURS, DURATIONS, NOW, hours_between, overlaps, parse, slots_for
 from domains.telehealth import proposals
 from ledger_tui.engine import rules
 from ledger_tui.engine.domain import Statement, keyword_statement
@@ -34,15 +34,6 @@ def _now(ctx: GateContext) -> str:
     except ValueError:
         now = NOW
     return ctx.context("now", now)
-
-
-def _date_and_time(start: Any) -> list[str]:
-    """`2025-03-12T10:00:00` → ["2025-03-12", "10:00"]: what the agent must have said."""
-    try:
-        text = normalise(str(start or ""))
-    except ValueError:
-        return [str(start)]
-    return [text[:10], text[11:16]]
 
 
 def _record_path(arguments: dict[str, Any]) -> str | None:

@@ -89,7 +89,6 @@ class GoldAgent:
         self.current_call_id: str | None = None
         self.attempts = 0
         self.retry_next = False
-        self.awaiting_yes = False
         # what the gold customer says next when the agent asked them something: a yes, who they
         # are, or a fact the policy needs from them (a cancellation reason)
         self.customer_reply: str | None = None
@@ -159,7 +158,6 @@ class GoldAgent:
             if asked is not None:
                 question, answer = asked
                 self.retry_next = True
-                self.awaiting_yes = answer == YES
                 self.customer_reply = answer
                 self._pending = ModelTurn(text=question)
                 return
@@ -254,7 +252,6 @@ class GoldAgent:
                     return pending
                 return pending
             self.retry_next = False
-            self.awaiting_yes = False
             self.customer_reply = None
             return self._propose()
         if self.current is not None:

@@ -9,7 +9,7 @@ from domains import load_domain
 from domains.airline.generate import generate
 from domains.airline.predicates import PREDICATES
 from ledger_tui.engine.domain import clause_text
-from ledger_tui.engine.events import GateDecision, ToolCall, Verdict
+from ledger_tui.engine.events import GateDecision, Verdict
 from ledger_tui.testing import Probe
 
 DOMAIN = load_domain("airline")

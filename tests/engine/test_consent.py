@@ -4,7 +4,6 @@ the action, the record and the details as whole tokens."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
