@@ -1,7 +1,9 @@
 """Engine costs per domain, on the shipped full-size databases, with a ledger of 50 records.
 
 Prints the median of: absorb (one read result into a 49-record ledger), render (the prompt block of
-a 50-record ledger, uncached), gate (every predicate on one write), and one full loop step with a
+a 50-record ledger, uncached), gate (every predicate on one write; "first read": with the reading
+of the customer's reply and the agent's proposal not yet memoized, as for a write's first
+decision in a turn), and one full loop step with a
 zero-latency scripted model (model call with its token estimate, events, trajectory write, tool
 execution, ledger update),
 for a read step and for a gated write step. Targets (issue 2): a full step under 1 ms, render under
@@ -23,6 +25,7 @@ from typing import Any, Callable
 from domains import available, load_domain
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolCall
 from ledger_tui.engine.fold import fold
+from ledger_tui.engine import consent
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.gold import run_gold
 from ledger_tui.engine.ledger import Ledger, absorb, render
@@ -32,6 +35,12 @@ from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import load_tasks
 
 LEDGER_SIZE = 50
+
+
+def _uncached(fn):
+    consent._read_reply_cached.cache_clear()
+    consent._proposal_problem_cached.cache_clear()
+    return fn()
 
 
 def median_us(fn: Callable[[], Any], repeat: int) -> float:
@@ -98,6 +107,7 @@ def bench(name: str, repeat: int) -> dict[str, float]:
         "absorb": median_us(lambda: absorb(base, [one], source_call="read", source_seq=1), repeat),
         "render": median_us(lambda: render(ledger), repeat),
         "gate": median_us(lambda: evaluate(write, domain, ledger, context), repeat),
+        "gate, first read": median_us(lambda: _uncached(lambda: evaluate(write, domain, ledger, context)), repeat),
     }
     figures["read step"] = loop_step(domain, task, before, pad, read, repeat)
     figures["write step"] = loop_step(domain, task, before, pad, write, repeat)
@@ -144,10 +154,10 @@ def main() -> None:
     args = parser.parse_args()
     names = args.domain or available()
     print(f"median cost per operation, microseconds (ledger of {LEDGER_SIZE} records, {args.repeat} repeats)")
-    print(f"{'domain':<11}{'absorb':>9}{'render':>9}{'gate':>9}{'read step':>11}{'write step':>12}")
+    print(f"{'domain':<11}{'absorb':>9}{'render':>9}{'gate':>9}{'first read':>11}{'read step':>11}{'write step':>12}")
     for name in names:
         f = bench(name, args.repeat)
-        print(f"{name:<11}{f['absorb']:>9.1f}{f['render']:>9.1f}{f['gate']:>9.1f}{f['read step']:>11.1f}{f['write step']:>12.1f}")
+        print(f"{name:<11}{f['absorb']:>9.1f}{f['render']:>9.1f}{f['gate']:>9.1f}{f['gate, first read']:>11.1f}{f['read step']:>11.1f}{f['write step']:>12.1f}")
     print("targets: full step < 1000 us, render < 200 us")
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine import lexicon as lx
@@ -110,7 +111,7 @@ def _negated(toks: tuple[str, ...], span_start: int, reach: int = 3) -> bool:
     """Is the word at `span_start` governed by a negation in the `reach` words before it?"""
     lo = max(0, span_start - reach)
     return any(
-        lx.match_at(toks, i, p) and not _preposition(toks, i) for i in range(lo, span_start) for p in lx.NEGATORS
+        lx.at(toks, i, lx.NEGATORS) and not _preposition(toks, i) for i in range(lo, span_start)
     )
 
 
@@ -123,11 +124,11 @@ def _starts_refusing(toks: tuple[str, ...], raw: str) -> bool:
     """A bare "no" opening the clause ("No, don't", "Well... no."): not "No me importa", "Non l'ho"."""
     i = 0
     while i < len(toks):
-        marker = next((p for p in lx.DISCOURSE if lx.match_at(toks, i, p)), None)
+        marker = lx.longest_at(toks, i, lx.DISCOURSE)
         if marker is None:
             break
         i += len(marker)
-    if not any(lx.match_at(toks, i, p) for p in lx.NEGATION_START):
+    if not lx.at(toks, i, lx.NEGATION_START):
         return False
     return i + 1 >= len(toks) or bool(_BARE_NO.search(raw))
 
@@ -192,7 +193,7 @@ def _conditional(toks: tuple[str, ...], raw: str) -> bool:
     for a, b in lx.spans(toks, lx.WHILE):
         # "OK, as long as…", "while … not": a condition; "I won't use it while abroad": a reason
         if lx.starts_with(toks[max(0, a - 2) : a], lx.AFFIRM) or any(
-            lx.match_at(toks, i, p) for i in range(b, min(len(toks), b + 5)) for p in lx.NEGATORS
+            lx.at(toks, i, lx.NEGATORS) for i in range(b, min(len(toks), b + 5))
         ):
             return True
     for a, b in lx.spans(toks, lx.CONDITION):
@@ -225,7 +226,7 @@ def _if_here(toks: tuple[str, ...], a: int, raw: str) -> bool:
     # "se": an "if" where a clause opens with it, or before a subject or verb that starts one
     if nxt in ("lo", "la", "le", "los", "las", "me", "te", "nos", "les"):
         return False
-    return a == 0 or any(lx.match_at(toks, a + 1, p) for p in lx.IF_NEXT)
+    return a == 0 or lx.at(toks, a + 1, lx.IF_NEXT)
 
 
 def _keeps_this(toks: tuple[str, ...], mine: bool, raw: str) -> bool:
@@ -286,7 +287,7 @@ def _classify(
         return "keep"
     if clause.question and not request:
         return "question"
-    if clause.contrast and (others or any(lx.match_at(toks, i, p) for i in range(len(toks)) for p in lx.NEGATORS)):
+    if clause.contrast and (others or lx.has(toks, lx.NEGATORS)):
         return "other_action"
     if clause.contrast and mine and not affirm and not _restates(toks, details):
         return "other_action"  # "yes, but book the evening flight": the same action, other terms
@@ -319,6 +320,19 @@ _CURRENT = lx.phrases("current|existing|actuel|actuelle|actual|aktuell*|bisherig
 
 
 def read_reply(reply: str, proposed: Sequence[str] = (), details: Sequence[Any] = ()) -> Reading:
+    """(see `_read_reply`; memoized: a turn's writes and retries read the same reply)"""
+    try:
+        return _read_reply_cached(reply, tuple(proposed), tuple(details))
+    except TypeError:  # an unhashable detail value
+        return _read_reply(reply, proposed, details)
+
+
+@lru_cache(maxsize=2048)
+def _read_reply_cached(reply: str, proposed: tuple[str, ...], details: tuple[Any, ...]) -> Reading:
+    return _read_reply(reply, proposed, details)
+
+
+def _read_reply(reply: str, proposed: Sequence[str] = (), details: Sequence[Any] = ()) -> Reading:
     """Does the customer's reply accept a proposal of an action of the `proposed` families (whose
     values are `details`)?
 
@@ -399,7 +413,7 @@ def _report(toks: tuple[str, ...], start: int) -> bool:
         return toks[start].endswith(_PARTICIPLE)
     i = start - 1
     while i >= 0 and toks[i] in _FILLERS and start - i <= 3:
-        if any(lx.match_at(toks, i, p) for p in lx.REPORT_AUX):
+        if lx.at(toks, i, lx.REPORT_AUX):
             return True
         i -= 1
     return i >= 0 and any(lx.match_at(toks, i - len(p) + 1, p) for p in lx.REPORT_AUX if i - len(p) + 1 >= 0)
@@ -452,10 +466,10 @@ def _denied(toks: tuple[str, ...], start: int, end: int) -> bool:
     """Is this mention of a value said not to apply ("not your gift card", "your gift card … is
     not affected")?"""
     before = toks[max(0, start - 2) : start]
-    if any(lx.match_at(before, i, p) for i in range(len(before)) for p in lx.NEGATORS):
+    if lx.has(before, lx.NEGATORS):
         return True
     after = toks[end : end + 6]
-    return any(lx.match_at(after, i, p) for i in range(len(after)) for p in _UNTOUCHED)
+    return lx.has(after, _UNTOUCHED)
 
 
 def _bound(mentions: list[int], mine: list[int], rivals: list[int], sentence_of: list[int]) -> bool:
@@ -481,6 +495,19 @@ _ASK = re.compile(
 
 
 def proposal_problem(proposal: str, terms: Terms, year: int, customer_said: Sequence[str] = ()) -> str | None:
+    """(see `_proposal_problem`; memoized: a turn's writes and retries read the same proposal)"""
+    try:
+        return _proposal_problem_cached(proposal, terms, year, tuple(customer_said))
+    except TypeError:  # an unhashable detail value
+        return _proposal_problem(proposal, terms, year, customer_said)
+
+
+@lru_cache(maxsize=2048)
+def _proposal_problem_cached(proposal: str, terms: Terms, year: int, customer_said: tuple[str, ...]) -> str | None:
+    return _proposal_problem(proposal, terms, year, customer_said)
+
+
+def _proposal_problem(proposal: str, terms: Terms, year: int, customer_said: Sequence[str] = ()) -> str | None:
     """What the proposal fails to say about this write, or None if it proposes it.
 
     When the sentence that asks for the yes names records of the kind, it says which ones the yes

@@ -418,7 +418,7 @@ WHILE = phrases("while|as long as|mientras|solange|tant que|finche|fintanto che|
 
 
 def match_at(toks: tuple[str, ...], i: int, phrase: Phrase) -> bool:
-    if i + len(phrase) > len(toks):
+    if i < 0 or i + len(phrase) > len(toks):
         return False
     for k, word in enumerate(phrase):
         tok = toks[i + k]
@@ -430,24 +430,89 @@ def match_at(toks: tuple[str, ...], i: int, phrase: Phrase) -> bool:
     return True
 
 
+# Tables are matched through an index of their phrases' first words, built once per table: the
+# gate reads every clause with dozens of tables of hundreds of phrases.
+_INDEX: dict[int, tuple[object, dict[str, list[tuple[int, Phrase]]], dict[str, list[tuple[str, int, Phrase]]]]] = {}
+
+
+def _index(table: Iterable[Phrase]):
+    entry = _INDEX.get(id(table))
+    if entry is None or entry[0] is not table:
+        exact: dict[str, list[tuple[int, Phrase]]] = {}
+        starred: dict[str, list[tuple[str, int, Phrase]]] = {}
+        for rank, phrase in enumerate(table):
+            first = phrase[0]
+            if first.endswith("*"):
+                stem = first[:-1]
+                starred.setdefault(stem[:2], []).append((stem, rank, phrase))
+            else:
+                exact.setdefault(first, []).append((rank, phrase))
+        entry = _INDEX[id(table)] = (table, exact, starred)
+    return entry[1], entry[2]
+
+
+_CANDIDATES: dict[tuple[int, str], list[tuple[int, Phrase]]] = {}
+
+
+def _candidates(tok: str, table: Iterable[Phrase]) -> list[tuple[int, Phrase]]:
+    """The phrases of `table` that can start at a token `tok`, longest first (cached: the tables
+    live as long as the process, and customers use few distinct words)."""
+    key = (id(table), tok)
+    found = _CANDIDATES.get(key)
+    if found is None:
+        if len(_CANDIDATES) > 200_000:
+            _CANDIDATES.clear()
+        found = _CANDIDATES[key] = _find_candidates(tok, table)
+    return found
+
+
+def _find_candidates(tok: str, table: Iterable[Phrase]) -> list[tuple[int, Phrase]]:
+    exact, starred = _index(table)
+    found = list(exact.get(tok, ()))
+    for stem, rank, phrase in starred.get(tok[:2], ()):
+        if tok.startswith(stem):
+            found.append((rank, phrase))
+    return sorted(found)
+
+
+def longest_at(toks: tuple[str, ...], i: int, table: Iterable[Phrase]) -> Phrase | None:
+    """The longest phrase of `table` that matches at position `i`, if any."""
+    if i < 0 or i >= len(toks):
+        return None
+    return next((phrase for _, phrase in _candidates(toks[i], table) if match_at(toks, i, phrase)), None)
+
+
+def at(toks: tuple[str, ...], i: int, table: Iterable[Phrase]) -> bool:
+    """Does some phrase of `table` match at position `i`?"""
+    if i < 0 or i >= len(toks):
+        return False
+    return any(match_at(toks, i, phrase) for _, phrase in _candidates(toks[i], table))
+
+
 def spans(toks: tuple[str, ...], table: Iterable[Phrase]) -> list[tuple[int, int]]:
-    """(start, end) of every match of any phrase of `table` in `toks` (longest first, no overlap)."""
+    """(start, end) of every match of any phrase of `table` in `toks` (longest first, then the
+    table's order, no overlap)."""
+    matches = [
+        (-len(phrase), rank, i)
+        for i, tok in enumerate(toks)
+        for rank, phrase in _candidates(tok, table)
+        if match_at(toks, i, phrase)
+    ]
     taken = [False] * len(toks)
     out = []
-    for phrase in table:
-        for i in range(len(toks) - len(phrase) + 1):
-            if any(taken[i : i + len(phrase)]):
-                continue
-            if match_at(toks, i, phrase):
-                out.append((i, i + len(phrase)))
-                for k in range(i, i + len(phrase)):
-                    taken[k] = True
+    for neg_len, _, i in sorted(matches):
+        end = i - neg_len
+        if any(taken[i:end]):
+            continue
+        out.append((i, end))
+        for k in range(i, end):
+            taken[k] = True
     return sorted(out)
 
 
 def has(toks: tuple[str, ...], table: Iterable[Phrase]) -> bool:
-    return any(match_at(toks, i, p) for p in table for i in range(len(toks) - len(p) + 1))
+    return any(at(toks, i, table) for i in range(len(toks)))
 
 
 def starts_with(toks: tuple[str, ...], table: Iterable[Phrase]) -> bool:
-    return any(match_at(toks, 0, p) for p in table)
+    return at(toks, 0, table)

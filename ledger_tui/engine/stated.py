@@ -92,7 +92,7 @@ def _negated(
     for i in range(max(lo, start - reach), start):
         if i in inside:
             continue
-        if any(lx.match_at(toks, i, p) for p in _NEGATORS):
+        if lx.at(toks, i, _NEGATORS):
             if close and not all(t in _FILLERS for t in toks[i + 1 : start]):
                 continue  # the negation is about another verb ("data doesn't work here in Portugal")
             return True
