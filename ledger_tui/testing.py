@@ -85,14 +85,10 @@ class Probe:
     def proposal(self, name: str, **args: Any) -> str:
         """A proposal of this write that names what the domain's `Terms` ask for (as the gold
         agent says it), from the probe's ledger."""
-        from ledger_tui.engine.consent import proposal_text
-        from ledger_tui.engine.gate import GateContext
+        from ledger_tui.engine.rules import proposal_for
 
         call = ToolCall(id="probe-proposal", name=name, arguments=args)
-        tool = self.domain.tool(name)
-        assert tool is not None and self.domain.proposal_terms is not None, name
-        ctx = GateContext(call=call, args=tool.args.model_validate(args), ledger=self.ledger, session=self.context(), domain=self.domain)
-        return proposal_text(self.domain.proposal_terms(ctx))
+        return proposal_for(self.domain, call, self.ledger, self.context())
 
     def propose(self, name: str, yes: str = "Yes, please go ahead.", **args: Any) -> GateDecision:
         """The agent proposes the write in the customer's terms, the customer says `yes`, and the

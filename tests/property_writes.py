@@ -53,10 +53,10 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.consent import proposal_text
-from ledger_tui.engine.gate import GateContext, guarded
+from ledger_tui.engine.gate import guarded
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.rules import proposal_for
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Action, Task, load_tasks
 
@@ -349,10 +349,7 @@ async def episode(w: World, rng: random.Random) -> Episode:
     if shape == "well_formed":
         return await _well_formed(w, rng, calls, task)
     directed = shape == "directed"
-    env = fresh_environment(w.domain, task)
-    if rng.random() < 0.3:  # the database as earlier conversations left it
-        for action in rng.sample(w.task_writes, k=min(len(w.task_writes), rng.randint(1, 2))):
-            env.execute(ToolCall(id="before", name=action.name, arguments=action.arguments))
+    env = _environment(w, rng, task, 0.3)
     model = ScriptedModel(name="property")
     session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=8)
     executions = record_executions(session)
@@ -420,12 +417,19 @@ async def _operator(session: Session, calls: Calls, task: Task) -> None:
 Lazy = Callable[[], "ModelTurn | None"]  # a model turn decided when the model is asked
 
 
-async def _well_formed(w: World, rng: random.Random, calls: Calls, task: Task) -> Episode:
-    """A session shaped as the policy asks (see `episode`), with slips now and then."""
+def _environment(w: World, rng: random.Random, task: Task, changed: float):
+    """A fresh environment for the task; with probability `changed`, as earlier conversations left
+    it (one or two of the task's writes already made)."""
     env = fresh_environment(w.domain, task)
-    if rng.random() < 0.1:  # the database as earlier conversations left it
+    if rng.random() < changed:
         for action in rng.sample(w.task_writes, k=min(len(w.task_writes), rng.randint(1, 2))):
             env.execute(ToolCall(id="before", name=action.name, arguments=action.arguments))
+    return env
+
+
+async def _well_formed(w: World, rng: random.Random, calls: Calls, task: Task) -> Episode:
+    """A session shaped as the policy asks (see `episode`), with slips now and then."""
+    env = _environment(w, rng, task, 0.1)
     model = LazyScript(name="property")
     session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=12)
     executions = record_executions(session)
@@ -601,13 +605,8 @@ def _proposal_turn(w: World, session: Session, call: ToolCall, asks: bool) -> La
 def proposal(domain: Domain, session: Session, call: ToolCall) -> str | None:
     """`proposal_text` of this call's `Terms` from the session's ledger and context, or None when the
     domain has none or the call does not validate."""
-    tool = domain.tool(call.name)
-    if tool is None or domain.proposal_terms is None:
-        return None
     try:
-        args = tool.args.model_validate(call.arguments)
-        ctx = GateContext(call=call, args=args, ledger=session.state.ledger, session=session.state.context(), domain=domain)
-        return proposal_text(domain.proposal_terms(ctx))
+        return proposal_for(domain, call, session.state.ledger, session.state.context())
     except Exception:
         return None
 

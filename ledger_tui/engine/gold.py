@@ -207,20 +207,13 @@ class GoldAgent:
 
     def _proposal(self) -> str:
         """The write in the customer's terms, from what its proposal must name (`Terms`)."""
-        call = self._call(self.current)  # type: ignore[arg-type]
-        terms_fn = self.domain.proposal_terms
-        if terms_fn is None:
-            return f"To confirm, I am about to run {call.signature()}. Shall I proceed?"
-        from ledger_tui.engine.consent import proposal_text
-        from ledger_tui.engine.gate import GateContext
+        from ledger_tui.engine.rules import proposal_for
 
+        call = self._call(self.current)  # type: ignore[arg-type]
         assert self.session is not None
-        tool = self.domain.tool(call.name)
-        args = tool.args.model_validate(call.arguments) if tool is not None else None
-        ctx = GateContext(call=call, args=args, ledger=self.session.state.ledger, session=self.session.state.context(), domain=self.domain)  # type: ignore[arg-type]
         try:
-            return proposal_text(terms_fn(ctx))
-        except Exception:
+            return proposal_for(self.domain, call, self.session.state.ledger, self.session.state.context())
+        except Exception:  # no terms, or they need a read: the signature, which the gate refuses
             return f"To confirm, I am about to run {call.signature()}. Shall I proceed?"
 
     def _expected_revise(self, outcome: ActionOutcome) -> bool:

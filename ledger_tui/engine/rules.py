@@ -122,6 +122,18 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
     return check
 
 
+def proposal_for(domain: Any, call: ToolCall, ledger: Any, session: Any) -> str:
+    """The words that propose `call` in the customer's terms (`consent.proposal_text` of the
+    domain's `Terms` for it, from this ledger and session): what the gold agent and tests say.
+    Raises LookupError when the domain has no terms for the call; a read the terms need raises
+    as in the gate."""
+    tool = domain.tool(call.name)
+    if tool is None or domain.proposal_terms is None:
+        raise LookupError(f"{domain.name} has no proposal terms for {call.name}")
+    ctx = GateContext(call=call, args=tool.args.model_validate(call.arguments), ledger=ledger, session=session, domain=domain)
+    return consent.proposal_text(domain.proposal_terms(ctx))
+
+
 def _record_of(call: ToolCall, wanted: Terms) -> str | None:
     if wanted.record is None:
         return None
