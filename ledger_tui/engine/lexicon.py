@@ -206,14 +206,6 @@ REQUEST = phrases(
     "potrebbe|puoi|puo|potresti|potreste|"
     "pode|poderia|voce pode|vc pode|podes|poderias"
 )
-CONTRAST = phrases(
-    "but|however|though|although|except|"
-    "mais|cependant|pourtant|sauf|"
-    "pero|sin embargo|aunque|excepto|salvo|"
-    "aber|jedoch|doch|allerdings|ausser|"
-    "ma|pero|tuttavia|pero|eccetto|tranne|"
-    "mas|porem|contudo|entretanto|exceto"
-)
 INSTEAD = phrases(
     "instead|rather|rather than|instead of|i prefer|i would prefer|prefer to|the other one|"
     "plutot|plutot que|a la place|au lieu|je prefere|je prefererais|"
@@ -253,15 +245,6 @@ REPORT_AUX = phrases(
     "wurde|wurden|ist|sind|hat|habe|haben|bereits|schon|erfolgreich|"
     "e stato|e stata|sono stati|ho|abbiamo|ha|gia|con successo|"
     "foi|foram|ja|tem sido|com sucesso|fiz|fizemos"
-)
-QUESTION_START = phrases(
-    "what|why|how|when|where|which|who|whose|is it|is that|are|can|could|would|will|do|does|did|"
-    "should|shall|am i|is there|"
-    "pourquoi|comment|quand|ou|quel|quelle|quels|quelles|combien|est-ce|est ce|qu est-ce|"
-    "por que|porque|como|cuando|donde|cual|cuanto|cuanta|puedo|puede|"
-    "warum|wieso|wie|wann|wo|welche|welcher|welches|was|kann|konnen|ist das|"
-    "perche|come|quando|dove|quale|quanto|quanta|posso|puo|"
-    "por que|porque|como|quando|onde|qual|quanto|quanta|posso|pode ser"
 )
 
 # Action families: the verbs (and nouns) that name a kind of write. A write tool lists the families
@@ -365,8 +348,6 @@ ACTIONS: dict[str, tuple[Phrase, ...]] = {
         "me passa pra|me passa para|passa pra|atendente|operatore|durchstellen|transfira"
     ),
 }
-
-ALL_ACTION_FAMILIES = tuple(ACTIONS)
 
 # Words after Portuguese "no"/"na" (em + o/a: "in the"), where it is no negation.
 PT_AFTER_NO = frozenset(

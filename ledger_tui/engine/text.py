@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 MONTHS = {
     # en, fr, es, de, it, pt (accent-free, lower case); abbreviations of three letters or more
@@ -222,11 +222,6 @@ def names(text: str, value: Any, year: int = 2024) -> bool:
     """Does `text` name `value`, as whole tokens after normalization?"""
     needle = value_tokens(value, year)
     return bool(needle) and contains(tokens(text, year), needle)
-
-
-def names_any(text: str, forms: Iterable[Any], year: int = 2024) -> bool:
-    hay = tokens(text, year)
-    return any(contains(hay, value_tokens(f, year)) for f in forms if f not in (None, ""))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|(?<=[.!?])(?=[A-ZÀ-Ý¿¡])")
