@@ -15,6 +15,7 @@ def build() -> Domain:
     from domains.airline.tools import NOW, TOOLS
 
     return Domain(
+        toolkit="AirlineTools",
         name="airline",
         title="Airline reservations",
         folder=Path(__file__).parent,

@@ -23,6 +23,7 @@ CLOCK = "2024-06-01T12:00:00"
 def build() -> Domain:
     from domains.retail import proposals
     return Domain(
+        toolkit="RetailTools",
         name="retail",
         title="Retail: an online store's orders, returns and exchanges",
         folder=Path(__file__).parent,

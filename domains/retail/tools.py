@@ -67,7 +67,9 @@ class CancelArgs(Args):
     reason: str
 
 
-class AddressFields(Args):
+# fields in τ²-bench's parameter order (its Python errors list missing arguments in that order)
+class OrderAddressArgs(Args):
+    order_id: str
     address1: str
     address2: str
     city: str
@@ -76,12 +78,14 @@ class AddressFields(Args):
     zip: str
 
 
-class OrderAddressArgs(AddressFields):
-    order_id: str
-
-
-class UserAddressArgs(AddressFields):
+class UserAddressArgs(Args):
     user_id: str
+    address1: str
+    address2: str
+    city: str
+    state: str
+    country: str
+    zip: str
 
 
 class OrderPaymentArgs(Args):
@@ -143,7 +147,7 @@ def _check_counts(order: Order, item_ids: list[str], error: Callable[[str], str]
             raise ToolError(error(item_id))
 
 
-def _address(args: AddressFields) -> UserAddress:
+def _address(args: OrderAddressArgs | UserAddressArgs) -> UserAddress:
     return UserAddress(
         address1=args.address1,
         address2=args.address2,

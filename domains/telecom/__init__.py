@@ -20,6 +20,8 @@ CLOCK = "2025-02-25"
 def build() -> Domain:
     from domains.telecom import proposals
     return Domain(
+        toolkit="TelecomTools",
+        user_toolkit="TelecomUserTools",
         name="telecom",
         title="Telecom (dual control)",
         folder=Path(__file__).parent,

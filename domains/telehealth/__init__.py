@@ -17,6 +17,7 @@ def build() -> Domain:
     from domains.telehealth.tools import TOOLS
 
     return Domain(
+        toolkit="TelehealthTools",
         name="telehealth",
         title="Telehealth front desk",
         folder=Path(__file__).parent,

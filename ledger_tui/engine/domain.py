@@ -62,6 +62,18 @@ class Tool:
     # a lookup of someone the customer did not name identifies nobody.
     said: Callable[[dict[str, Any], Any], Iterable[Any]] | None = None
     requestor: Literal["assistant", "user"] = "assistant"
+    # Arguments that may run as given when their JSON type is wrong, as τ²-bench's tools (plain
+    # Python, no validation) run them: a lookup by a mistyped id just finds nothing. None: every
+    # argument of a read, the ids (`id`, `*_id`, `*_ids`) of a write. A write never stores a value
+    # of the wrong type: any other mistyped argument refuses the call.
+    raw_args: frozenset[str] | None = None
+
+    def runs_raw(self, argument: str) -> bool:
+        if self.raw_args is not None:
+            return argument in self.raw_args
+        if self.kind != "write":
+            return True
+        return argument == "id" or argument.endswith(("_id", "_ids"))
 
     def identified_by(self, arguments: dict[str, Any], value: Any, customer_text: Sequence[str]) -> str | None:
         """The customer this successful read identifies, if the customer said what it looked up."""
@@ -111,6 +123,10 @@ class Domain:
     clock: str
     statements: list[Statement] = field(default_factory=list)
     user_tools: list[Tool] = field(default_factory=list)
+    # The class names τ²-bench's Python errors name a tool by ("RetailTools.get_order_details()
+    # missing 1 required positional argument: 'order_id'"), for the agent's and the phone's tools.
+    toolkit: str = "Tools"
+    user_toolkit: str = "UserTools"
     # Hooks for domains that need more than one pydantic db in one JSON file (telecom).
     load_db_hook: Callable[[Path | None], Any] | None = None
     digests_hook: Callable[[Any], tuple[str, str | None]] | None = None

@@ -6,16 +6,58 @@ refuses all come back as an error result the model reads (`Error: …`), as in �
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ledger_tui.engine.domain import Domain, Tool
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.cow import reading
 from ledger_tui.engine.serialize import jsonable, tool_text
+
+
+def call_problem(tool: Tool, arguments: dict[str, Any], toolkit: str) -> str | None:
+    """What Python says when τ²-bench calls the tool's method with these keyword arguments: an
+    argument it does not take (named first, as Python does), else the required ones left out."""
+    fields = tool.args.model_fields
+    for name in arguments:
+        if name not in fields:
+            return f"{toolkit}.{tool.name}() got an unexpected keyword argument '{name}'"
+    missing = [f"'{name}'" for name, info in fields.items() if info.is_required() and name not in arguments]
+    if not missing:
+        return None
+    if len(missing) == 1:
+        listed = missing[0]
+    elif len(missing) == 2:
+        listed = f"{missing[0]} and {missing[1]}"
+    else:
+        listed = ", ".join(missing[:-1]) + f", and {missing[-1]}"
+    plural = "s" if len(missing) > 1 else ""
+    return f"{toolkit}.{tool.name}() missing {len(missing)} required positional argument{plural}: {listed}"
+
+
+def validated(tool: Tool, arguments: dict[str, Any]) -> Any:
+    """The tool's argument model. A value of the JSON type the tool declares is validated as usual;
+    a value of another type ("3" for a count, a list for an id) is never converted: where
+    `tool.runs_raw` allows it the tool gets it as given (τ²-bench runs its tools unchecked, so a
+    lookup by a mistyped id finds nothing), else the call is refused with the validation error."""
+    try:
+        return tool.args.model_validate_json(json.dumps(arguments), strict=True)
+    except ValidationError as exc:
+        wrong = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
+        if not wrong or not all(tool.runs_raw(name) for name in wrong):
+            raise
+    values = {}
+    for name, value in arguments.items():
+        if name in wrong:
+            values[name] = value
+        else:
+            annotation = tool.args.model_fields[name].annotation
+            values[name] = TypeAdapter(annotation).validate_json(json.dumps(value), strict=True)
+    return tool.args.model_construct(**values)
 
 
 @dataclass(frozen=True)
@@ -42,8 +84,12 @@ class Environment:
             if requestor == "user" and not self.domain.user_tools:
                 return Outcome("Error: user tools are not available in this domain", True)
             return Outcome(f"Error: Tool '{call.name}' not found.", True)
+        toolkit = self.domain.user_toolkit if requestor == "user" else self.domain.toolkit
+        problem = call_problem(tool, call.arguments, toolkit)
+        if problem:
+            return Outcome(f"Error: {problem}", True, tool=tool)
         try:
-            args = tool.args.model_validate(call.arguments)
+            args = validated(tool, call.arguments)
         except ValidationError as exc:
             lines = [
                 f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:6]

@@ -80,8 +80,19 @@ def test_tool_names_and_kinds_match_the_benchmark():
 
 
 def test_missing_or_extra_arguments_are_error_results(env):
-    assert error(env, "get_user_details").startswith("Error: invalid arguments")
-    assert error(env, "get_user_details", user_id="x", extra=1).startswith("Error: invalid arguments")
+    # Python's words, as τ²-bench's unchecked method call produces them
+    assert error(env, "get_user_details") == (
+        "Error: AirlineTools.get_user_details() missing 1 required positional argument: 'user_id'"
+    )
+    assert error(env, "get_user_details", user_id="x", extra=1) == (
+        "Error: AirlineTools.get_user_details() got an unexpected keyword argument 'extra'"
+    )
+    assert error(env, "search_direct_flight", origin="JFK") == (
+        "Error: AirlineTools.search_direct_flight() missing 2 required positional arguments: 'destination' and 'date'"
+    )
+    # a count of the wrong JSON type is refused, never stored as given
+    assert error(env, "update_reservation_baggages", reservation_id="4WQ150", total_baggages="3",
+                 nonfree_baggages=0, payment_id="x").startswith("Error: invalid arguments for update_reservation_baggages")
     assert error(env, "no_such_tool") == "Error: Tool 'no_such_tool' not found."
 
 

