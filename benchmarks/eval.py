@@ -29,7 +29,7 @@ from domains import load_domain  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
 from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
-from ledger_tui.engine.models import OpenAIModel, ReplayModel, RetryingModel  # noqa: E402
+from ledger_tui.engine.models import ClientOptions, OpenAIModel, ReplayModel, RetryingModel  # noqa: E402
 from ledger_tui.engine.session import Session, drain  # noqa: E402
 from ledger_tui.engine.tasks import load_tasks  # noqa: E402
 from ledger_tui.eval.runner import EvalConfig, run_eval  # noqa: E402
@@ -110,7 +110,7 @@ def _run_throughput(domain, task, sessions, latency, base_url, calls, customer_c
     with tempfile.TemporaryDirectory() as tmp:
 
         def model():
-            return RetryingModel(OpenAIModel(model="loopback", base_url=base_url, api_key="k", max_retries=0, timeout=30))
+            return RetryingModel(OpenAIModel(model="loopback", base_url=base_url, api_key="k", options=ClientOptions(timeout=30)))
 
         # one untimed session first: per-process costs (client start-up, the pristine database and
         # its digest texts, the gold digest) are paid once per eval, not per session

@@ -4,7 +4,10 @@ It answers `POST …/chat/completions` from a responder function (request JSON -
 tests exercise the real `openai.AsyncOpenAI` client path without any network. Reply specs:
 `{"text": ..., "tool_calls": [{"name":..., "arguments": <dict or raw str>}]}` or
 `{"status": 500}` / `{"status": 429}` (failure injection), `{"hang": seconds}` (timeouts) or
-`{"raw": text}` (a 200 reply with exactly that body). Every request body is kept in `requests`,
+`{"raw": text}` (a reply with exactly that body, with `status` if given, and `content_type`),
+`{"status": 400, "body": {...}}` (an error reply with that JSON body), and for completions
+`finish_reason`, `usage` (a dict, or None to leave it out) and `content` (sent as given, even
+null). Every request body is kept in `requests`,
 and `connections` / `open_connections` count the TCP connections clients made.
 
 `latency` is the time from a request's arrival to its reply, as a model endpoint would take; the
@@ -22,7 +25,7 @@ from typing import Any, Callable
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
-_REASONS = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 class LoopbackServer:
@@ -95,7 +98,8 @@ class LoopbackServer:
                     if "raw" in spec:
                         payload = spec["raw"].encode()
                     elif status != 200:
-                        payload = json.dumps({"error": {"message": "injected failure", "type": "server_error"}}).encode()
+                        error = spec.get("body", {"error": {"message": "injected failure", "type": "server_error"}})
+                        payload = json.dumps(error).encode()
                     else:
                         payload = json.dumps(_completion(body, spec, len(raw))).encode()
                 wait = self.latency - (loop.time() - arrived)
@@ -104,7 +108,7 @@ class LoopbackServer:
                 if "hang" in spec:
                     await asyncio.sleep(spec["hang"])
                 writer.write(
-                    f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
+                    f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: {spec.get('content_type', 'application/json')}\r\n"
                     f"Content-Length: {len(payload)}\r\n\r\n".encode()
                     + payload
                 )
@@ -135,21 +139,27 @@ def _completion(request: dict[str, Any], spec: dict[str, Any], size: int) -> dic
                 "function": {"name": c["name"], "arguments": args if isinstance(args, str) else json.dumps(args)},
             }
         )
-    message: dict[str, Any] = {"role": "assistant", "content": spec.get("text")}
+    message: dict[str, Any] = {"role": "assistant", "content": spec["content"] if "content" in spec else spec.get("text")}
     if calls:
         message["tool_calls"] = calls
-    return {
+    reply = {
         "id": f"chatcmpl-{_counter}",
         "object": "chat.completion",
         "created": 0,
         "model": request.get("model", "loopback"),
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": spec.get("finish_reason") or ("tool_calls" if calls else "stop")}],
         "usage": {
             "prompt_tokens": size // 4,
             "completion_tokens": 10,
             "total_tokens": size // 4 + 10,
         },
     }
+    if "usage" in spec:
+        if spec["usage"] is None:
+            del reply["usage"]
+        else:
+            reply["usage"] = spec["usage"]
+    return reply
 
 
 def sequence(replies: list[dict[str, Any]]) -> Responder:

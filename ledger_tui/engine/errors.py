@@ -48,6 +48,23 @@ class EndpointUnreachableError(TransientModelError):
         )
 
 
+class ModelTimeoutError(TransientModelError):
+    def __init__(self, base_url: str, seconds: float) -> None:
+        super().__init__(
+            f"The model endpoint at {base_url} did not answer within {seconds:g} s; raise --timeout if the server is busy, or check it."
+        )
+
+
+class NotAChatCompletionError(TransientModelError):
+    """A reply that is not a chat completion (an HTML page, no choices): the endpoint's fault, not
+    the agent's, so the run is an infrastructure error and is redone on resume."""
+
+
+class ContextWindowExceededError(ModelError):
+    """The prompt no longer fits the model's context window: the run ends there, graded as a
+    failure of the agent (as τ²-bench counts agent errors)."""
+
+
 class ScriptExhaustedError(ModelError):
     """A scripted model was asked for a turn it does not have."""
 

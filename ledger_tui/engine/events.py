@@ -9,9 +9,9 @@ adding an optional field keeps the version, anything else bumps it.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
 SCHEMA_VERSION = 1
 
@@ -123,6 +123,18 @@ class GateDecision(Frozen):
 class _Event(Frozen):
     seq: int = -1  # position in the trajectory, set by the session when emitted
 
+    # Optional facts added after a kind was first written: left out of the JSON while unset, so
+    # trajectories that never had them keep their bytes.
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for name in self._OMIT_WHEN_NONE:
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
+
 
 class SessionStarted(_Event):
     type: Literal["session_started"] = "session_started"
@@ -152,6 +164,10 @@ class AssistantMessage(_Event):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     # who produced it: the model, the operator acting as the agent, or a fixed greeting
     author: Literal["model", "operator", "fixed"] = "model"
+    # why the server stopped, when it said ("length": cut at the completion cap)
+    finish_reason: str | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("finish_reason",)
 
 
 class ToolCallProposed(_Event):
@@ -204,6 +220,10 @@ class TokenUsage(_Event):
     ledger_tokens: int = 0
     policy_tokens: int = 0
     transcript_tokens: int = 0
+    # prompt tokens the server reused from its prefix cache, where it reports them
+    cached_tokens: int | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens",)
 
 
 class Notice(_Event):

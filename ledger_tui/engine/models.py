@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable, Protocol
 
 from ledger_tui.engine.errors import (
+    ContextWindowExceededError,
     EndpointUnreachableError,
     MissingApiKeyError,
     ModelError,
+    ModelTimeoutError,
+    NotAChatCompletionError,
     ScriptExhaustedError,
     TransientModelError,
 )
@@ -35,6 +38,10 @@ class ModelTurn:
     # call id -> why its arguments could not be used (broken JSON, not an object); the loop
     # answers those calls with a tool error instead of running them.
     malformed: dict[str, str] = field(default_factory=dict)
+    # why the server stopped ("stop", "tool_calls", "length" when cut at the completion cap, …)
+    finish_reason: str | None = None
+    # prompt tokens the server took from its prefix cache, where it reports them
+    cached_tokens: int | None = None
 
 
 class Model(Protocol):
@@ -87,7 +94,7 @@ class ScriptedModel:
         completion = estimate_tokens(turn.text) + sum(
             estimate_tokens(json.dumps(c.arguments)) + 8 for c in turn.tool_calls
         )
-        return ModelTurn(turn.text, turn.tool_calls, prompt, completion, dict(turn.malformed))
+        return ModelTurn(turn.text, turn.tool_calls, prompt, completion, dict(turn.malformed), turn.finish_reason, turn.cached_tokens)
 
 
 class FunctionModel:
@@ -128,6 +135,38 @@ class ReplayModel:
         if not self.inner.queue:
             raise ScriptExhaustedError(self.EXHAUSTED)
         return await self.inner.complete(messages, tools)
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """How requests go to a real server (flags `--timeout`, `--retries`, `--max-tokens`,
+    `--temperature`, `--extra-body`).
+
+    - `timeout`: seconds one call may take; the SDK's own retries are off, so nothing is resent
+      silently: `retries` more attempts are made by `RetryingModel`, on transient failures only.
+    - `max_tokens`: the completion cap (None: none sent), sent as `max_completion_tokens` to
+      OpenAI's API and as `max_tokens` to other servers (llama.cpp, vLLM, Ollama).
+    - `temperature`: sent only when set (some models refuse it).
+    - `extra_body`: server-specific fields merged into every request (`{"top_k": 20}`)."""
+
+    timeout: float = 120.0
+    retries: int = 2
+    max_tokens: int | None = 2048
+    temperature: float | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_extra_body(text: str | None) -> dict[str, Any]:
+    """`--extra-body` as a JSON object, or one sentence saying what is wrong."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"--extra-body is not valid JSON ({exc.msg}); pass an object such as '{{\"top_k\": 20}}'.") from None
+    if not isinstance(value, dict):
+        raise ModelError("--extra-body must be a JSON object such as '{\"top_k\": 20}'.")
+    return value
 
 
 class RetryingModel:
@@ -229,9 +268,7 @@ class OpenAIModel:
         model: str | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
-        temperature: float | None = 0.0,
-        timeout: float = 60.0,
-        max_retries: int = 2,
+        options: ClientOptions | None = None,
     ) -> None:
 
         self.model = model or os.environ.get("OPENAI_MODEL") or "gpt-4o-mini"
@@ -242,8 +279,9 @@ class OpenAIModel:
                 raise MissingApiKeyError()
             key = "not-needed"  # local servers usually ignore the key
         self.name = self.model
-        self.temperature = temperature
-        self._config = (key, self.base_url, timeout, max_retries)
+        self.options = options or ClientOptions()
+        # the SDK never retries: RetryingModel owns the one retry budget
+        self._config = (key, self.base_url, self.options.timeout, 0)
         self._endpoint: _Endpoint | None = None
         self._key: tuple[Any, ...] | None = None
 
@@ -275,11 +313,7 @@ class OpenAIModel:
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
         import openai
 
-        request: dict[str, Any] = {"model": self.model, "messages": messages}
-        if tools:
-            request["tools"] = tools
-        if self.temperature is not None:
-            request["temperature"] = self.temperature
+        request = self.request(messages, tools)
         # Our messages are already plain JSON, so they go out as they are and the reply is read as
         # bytes: `chat.completions.create` would walk every message through its TypedDict
         # transformer and build a typed reply, milliseconds per call on long transcripts with many
@@ -294,12 +328,11 @@ class OpenAIModel:
         except openai.NotFoundError:
             raise ModelError(f"The endpoint at {where} does not know model {self.model!r}; pick another with --model.") from None
         except openai.APITimeoutError:
-            raise EndpointUnreachableError(where, "timed out") from None
+            raise ModelTimeoutError(where, self.options.timeout) from None
         except openai.APIConnectionError as exc:
             raise EndpointUnreachableError(where, type(exc.__cause__ or exc).__name__) from None
         except openai.APIStatusError as exc:
-            kind = TransientModelError if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ModelError
-            raise kind(f"The endpoint at {where} answered HTTP {exc.status_code}; try again or check the server.") from None
+            raise status_error(where, exc.status_code, server_words(exc)) from None
         except openai.OpenAIError as exc:
             raise ModelError(f"The model call failed ({type(exc).__name__}); check --base-url and --model.") from None
         finally:
@@ -307,17 +340,89 @@ class OpenAIModel:
         return read_completion(raw, where)
 
 
+    def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        """The request body: what every server family accepts, plus the options set."""
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+            # llama.cpp-based servers leave the tools out of the prompt unless asked for them
+            request["tool_choice"] = "auto"
+        if self.options.temperature is not None:
+            request["temperature"] = self.options.temperature
+        if self.options.max_tokens:
+            request[cap_field(self.base_url)] = self.options.max_tokens
+        request.update(self.options.extra_body)
+        return request
+
+
+def cap_field(base_url: str | None) -> str:
+    """OpenAI's API takes the completion cap as `max_completion_tokens` (its reasoning models refuse
+    `max_tokens`); llama.cpp, vLLM and Ollama read `max_tokens`."""
+    from urllib.parse import urlparse
+
+    host = urlparse(base_url).hostname if base_url else "api.openai.com"
+    return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
+
+
+# what servers say when a prompt does not fit (OpenAI, vLLM, llama.cpp, Ollama)
+_CONTEXT_WORDS = ("context length", "context window", "context size", "maximum context", "too many tokens", "context_length_exceeded")
+
+
+def server_words(exc: Any) -> str:
+    """The server's own explanation from an error reply: the `error.message` of a JSON body, else
+    the start of the body, as safe one-line text."""
+    from ledger_tui.engine.outside import printable
+
+    body = getattr(exc, "body", None)
+    message = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        message = message or body.get("detail") or body.get("message")
+    elif isinstance(body, str):
+        message = body
+    if not message:
+        response = getattr(exc, "response", None)
+        try:
+            message = response.text if response is not None else ""
+        except Exception:
+            message = ""
+    return printable(str(message or ""), 300)
+
+
+def status_error(where: str, status: int, words: str) -> ModelError:
+    """An HTTP error reply as one sentence with the server's own words; transient when retrying
+    may help (rate limits, 5xx), a context overflow when the server says the prompt is too long."""
+    said = f": {words}" if words else ""
+    lowered = words.lower()
+    if status in (400, 413, 422) and any(w in lowered for w in _CONTEXT_WORDS):
+        return ContextWindowExceededError(f"The prompt no longer fits the model's context window (HTTP {status}{said}).")
+    if status in (408, 409, 429) or status >= 500:
+        return TransientModelError(f"The endpoint at {where} answered HTTP {status}{said}; try again or check the server.")
+    return ModelError(f"The endpoint at {where} refused the request (HTTP {status}{said}); check --model and the server's options.")
+
+
 def read_completion(raw: bytes, where: str) -> ModelTurn:
     """One assistant turn from a chat-completions reply body; a reply of another shape is a
     ModelError naming the endpoint, and a tool call with unusable arguments is marked malformed."""
+    from ledger_tui.engine.outside import printable
+
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise ModelError(f"The endpoint at {where} did not answer with JSON; check that it serves chat completions.") from None
+        start = printable(raw[:200].decode("utf-8", "replace"), 120)
+        raise NotAChatCompletionError(
+            f"The endpoint at {where} did not answer with JSON (it began: {start!r}); check that --base-url serves chat completions."
+        ) from None
     choices = data.get("choices") if isinstance(data, dict) else None
-    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = choice.get("message")
     if not isinstance(message, dict):
-        raise ModelError(f"The endpoint at {where} returned no choices; check that it serves chat completions.")
+        start = printable(raw[:200].decode("utf-8", "replace"), 120)
+        raise NotAChatCompletionError(
+            f"The endpoint at {where} returned no choices (it began: {start!r}); check that --base-url serves chat completions."
+        )
+    finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
     calls: list[ToolCall] = []
     malformed: dict[str, str] = {}
     for i, tc in enumerate(message.get("tool_calls") or []):
@@ -330,10 +435,14 @@ def read_completion(raw: bytes, where: str) -> ModelTurn:
             args, problem = arguments, None
         else:
             args, problem = parse_arguments(arguments if isinstance(arguments, str) else None)
+        if finish == "length":  # the reply was cut at the completion cap: the call is not whole
+            problem = "the reply was cut at the completion cap (finish_reason: length) before this call was complete"
         if problem:
             malformed[call_id] = problem
         calls.append(ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=args))
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+    cached = details.get("cached_tokens")
     content = message.get("content")
     return ModelTurn(
         text=content if isinstance(content, str) else "",
@@ -341,6 +450,8 @@ def read_completion(raw: bytes, where: str) -> ModelTurn:
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
         malformed=malformed,
+        finish_reason=finish,
+        cached_tokens=cached if isinstance(cached, int) and cached >= 0 else None,
     )
 
 

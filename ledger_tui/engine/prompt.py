@@ -72,7 +72,7 @@ def token_split(
 def assistant_message(text: str, calls: list[Any]) -> Message:
     import json
 
-    message: Message = {"role": "assistant", "content": text or None}
+    message: Message = {"role": "assistant", "content": text or ""}
     if calls:
         message["tool_calls"] = [
             {

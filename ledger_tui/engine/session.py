@@ -202,7 +202,14 @@ class Session:
                 yield self.emit(Notice(level="error", text=str(exc)))
                 return
             calls = [self._normalise(c) for c in turn.tool_calls]
-            yield self.emit(AssistantMessage(text=turn.text, tool_calls=calls))
+            yield self.emit(AssistantMessage(text=turn.text, tool_calls=calls, finish_reason=turn.finish_reason))
+            if turn.finish_reason == "length":
+                yield self.emit(
+                    Notice(
+                        level="warning",
+                        text="The model's reply was cut at the completion cap (finish_reason: length); raise --max-tokens if this repeats.",
+                    )
+                )
             ledger_t, policy_t, transcript_t = token_split(turn.prompt_tokens, self.system, block, transcript)
             yield self.emit(
                 TokenUsage(
@@ -211,6 +218,7 @@ class Session:
                     ledger_tokens=ledger_t,
                     policy_tokens=policy_t,
                     transcript_tokens=transcript_t,
+                    cached_tokens=turn.cached_tokens,
                 )
             )
             self.transcript.append(assistant_message(turn.text, calls))

@@ -62,7 +62,7 @@ class UserSimulator:
         turn = await self.model.complete(
             [{"role": "system", "content": self.system()}, *self.messages], self.domain.tool_schemas("user")
         )
-        message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or ""}
         if turn.tool_calls:
             import json
 

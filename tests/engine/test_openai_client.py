@@ -2,9 +2,17 @@
 
 import pytest
 
-from ledger_tui.engine.errors import EndpointUnreachableError, MissingApiKeyError, ModelError
-from ledger_tui.engine.events import GateDecided, Notice, ToolResult, Verdict
-from ledger_tui.engine.models import OpenAIModel
+from ledger_tui.engine.errors import (
+    ContextWindowExceededError,
+    EndpointUnreachableError,
+    MissingApiKeyError,
+    ModelError,
+    ModelTimeoutError,
+    NotAChatCompletionError,
+    TransientModelError,
+)
+from ledger_tui.engine.events import AssistantMessage, GateDecided, Notice, TokenUsage, ToolResult, Verdict
+from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel, parse_extra_body
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import drain
 from tests.loopback import LoopbackServer, sequence
@@ -48,7 +56,7 @@ async def test_broken_json_from_the_server_becomes_a_tool_error(toy_domain):
 
 async def test_server_errors_become_one_sentence_notices(toy_domain):
     with LoopbackServer(lambda req: {"status": 500}) as server:
-        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
         session = Session(toy_domain, model, "full")
         await drain(session.start())
         await drain(session.user_says("hi"))
@@ -57,7 +65,7 @@ async def test_server_errors_become_one_sentence_notices(toy_domain):
 
 
 async def test_unreachable_endpoint_names_the_fix():
-    model = OpenAIModel(model="m", base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0, timeout=2)
+    model = OpenAIModel(model="m", base_url="http://127.0.0.1:9/v1", api_key="k", options=ClientOptions(timeout=2))
     with pytest.raises(EndpointUnreachableError, match="check --base-url"):
         await model.complete([{"role": "user", "content": "hi"}], [])
 
@@ -83,7 +91,7 @@ def test_model_errors_are_ledger_tui_errors():
 )
 async def test_a_reply_that_is_not_a_chat_completion_names_the_fix(raw, expected):
     with LoopbackServer(lambda req: {"raw": raw}) as server:
-        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
         with pytest.raises(ModelError, match=expected) as caught:
             await model.complete([{"role": "user", "content": "hi"}], [])
         await model.aclose()
@@ -120,3 +128,117 @@ async def test_concurrent_models_share_connections_and_the_last_one_closes_them(
                 break
             await asyncio.sleep(0.01)
         assert server.open_connections == 0, "closing the last model closes its connections"
+
+
+# ----------------------------------------------------------------------------- what real servers need
+
+
+def _tool_schema() -> list[dict]:
+    return [{"type": "function", "function": {"name": "get_loan_details", "parameters": {"type": "object", "properties": {}}}}]
+
+
+async def test_requests_are_what_real_servers_accept(toy_domain):
+    """tool_choice whenever tools go out (llama.cpp leaves them out of the prompt otherwise), the
+    assistant's content always a string, a completion cap, no temperature unless set."""
+    replies = [{"tool_calls": [{"name": "get_loan_details", "arguments": {"loan_id": "L1"}}], "content": None}, {"text": "Done."}]
+    with LoopbackServer(sequence(replies)) as server:
+        session = Session(toy_domain, OpenAIModel(model="m", base_url=server.base_url, api_key="k"), "full")
+        await drain(session.start())
+        await drain(session.user_says("hi"))
+    first, second = server.requests
+    assert first["tool_choice"] == "auto" and first["tools"]
+    assert first["max_tokens"] == ClientOptions().max_tokens and "max_completion_tokens" not in first
+    assert "temperature" not in first
+    sent = [m for m in second["messages"] if m["role"] == "assistant" and m.get("tool_calls")]
+    assert sent and all(isinstance(m["content"], str) for m in second["messages"])
+
+
+def test_openai_gets_max_completion_tokens_and_options_are_sent_as_set():
+    options = ClientOptions(max_tokens=300, temperature=0.2, extra_body={"top_k": 20, "seed": 1})
+    hosted = OpenAIModel(model="m", api_key="k", options=options).request([{"role": "user", "content": "hi"}], _tool_schema())
+    assert hosted["max_completion_tokens"] == 300 and "max_tokens" not in hosted
+    assert (hosted["temperature"], hosted["top_k"], hosted["seed"]) == (0.2, 20, 1)
+    local = OpenAIModel(model="m", base_url="http://127.0.0.1:8081/v1", api_key="k", options=ClientOptions(max_tokens=None))
+    body = local.request([{"role": "user", "content": "hi"}], [])
+    assert "max_tokens" not in body and "tool_choice" not in body and "tools" not in body
+
+
+@pytest.mark.parametrize("text, fix", [("{bad", "not valid JSON"), ("[1]", "must be a JSON object")])
+def test_a_bad_extra_body_is_one_sentence(text, fix):
+    with pytest.raises(ModelError, match=fix):
+        parse_extra_body(text)
+
+
+async def test_a_reply_cut_at_the_cap_is_recorded_and_its_tool_call_is_an_error_the_model_sees(toy_domain):
+    replies = [
+        {"tool_calls": [{"name": "get_loan_details", "arguments": '{"loan_id": "L'}], "finish_reason": "length"},
+        {"text": "Let me ask again.", "finish_reason": "stop"},
+    ]
+    with LoopbackServer(sequence(replies)) as server:
+        session = Session(toy_domain, OpenAIModel(model="m", base_url=server.base_url, api_key="k"), "full")
+        await drain(session.start())
+        await drain(session.user_says("hi"))
+    turns = [e for e in session.events if isinstance(e, AssistantMessage) and e.author == "model"]
+    assert [t.finish_reason for t in turns] == ["length", "stop"]
+    result = next(e for e in session.events if isinstance(e, ToolResult))
+    assert result.error and "completion cap" in result.content and not result.executed
+    assert any(isinstance(e, Notice) and "--max-tokens" in e.text for e in session.events)
+
+
+async def test_the_servers_own_words_reach_the_notice_and_a_context_overflow_is_named():
+    said = "request (8273 tokens) exceeds the available context size (8192 tokens), try increasing it"
+    with LoopbackServer(lambda req: {"status": 400, "body": {"error": {"code": 400, "message": said, "type": "exceed_context_size_error"}}}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
+        with pytest.raises(ContextWindowExceededError) as caught:
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert said in str(caught.value) and len(server.requests) == 1
+
+
+async def test_an_error_body_with_escapes_is_shown_as_plain_text():
+    with LoopbackServer(lambda req: {"status": 422, "body": {"detail": "bad \x1b]52;c;aGk=\x07field\nhere"}}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
+        with pytest.raises(ModelError) as caught:
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    text = str(caught.value)
+    assert "HTTP 422" in text and "bad" in text and "field here" in text
+    assert "\x1b" not in text and "\x07" not in text and "\n" not in text
+
+
+async def test_nothing_is_resent_behind_the_projects_back():
+    """The SDK's retries are off: a failing server sees each attempt the retry budget allows, once."""
+    with LoopbackServer(lambda req: {"status": 500}) as server:
+        model = RetryingModel(OpenAIModel(model="m", base_url=server.base_url, api_key="k"), attempts=2, base_delay=0.01)
+        with pytest.raises(TransientModelError, match="HTTP 500: injected failure"):
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert len(server.requests) == 2
+
+
+async def test_a_timeout_is_called_a_timeout():
+    with LoopbackServer(lambda req: {"hang": 5, "text": "late"}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k", options=ClientOptions(timeout=0.3))
+        with pytest.raises(ModelTimeoutError, match="did not answer within 0.3 s; raise --timeout"):
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert len(server.requests) == 1
+
+
+async def test_an_html_page_is_the_endpoints_fault_with_its_first_bytes_named():
+    with LoopbackServer(lambda req: {"raw": "<html><body>502 Bad Gateway</body></html>", "content_type": "text/html"}) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
+        with pytest.raises(NotAChatCompletionError, match="Bad Gateway") as caught:
+            await model.complete([{"role": "user", "content": "hi"}], [])
+        await model.aclose()
+    assert isinstance(caught.value, TransientModelError)  # an infrastructure error: left out of pass^k
+
+
+async def test_cached_prompt_tokens_are_recorded_where_the_server_reports_them(toy_domain):
+    usage = {"prompt_tokens": 900, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 640}}
+    with LoopbackServer(sequence([{"text": "Hello.", "usage": usage}])) as server:
+        session = Session(toy_domain, OpenAIModel(model="m", base_url=server.base_url, api_key="k"), "full")
+        await drain(session.start())
+        await drain(session.user_says("hi"))
+    tokens = next(e for e in session.events if isinstance(e, TokenUsage))
+    assert (tokens.prompt_tokens, tokens.cached_tokens) == (900, 640)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ledger_tui.engine.models import OpenAIModel, RetryingModel
+from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
 from ledger_tui.eval.summary import plot, summarize, table
@@ -19,7 +19,7 @@ class Interrupted(Exception):
 
 def config(toy_domain, server, out, modes=("baseline", "full"), attempts=1, concurrency=4):
     def model():
-        return RetryingModel(OpenAIModel(model="loopback", base_url=server.base_url, api_key="k", max_retries=0), attempts=attempts, base_delay=0.01)
+        return RetryingModel(OpenAIModel(model="loopback", base_url=server.base_url, api_key="k"), attempts=attempts, base_delay=0.01)
 
     return EvalConfig(
         domain=toy_domain, tasks=TASKS, modes=list(modes), trials=4, out=out,
@@ -133,7 +133,7 @@ async def test_timeouts_and_malformed_replies_are_handled(toy_domain, tmp_path):
 
         def model():
             return RetryingModel(
-                OpenAIModel(model="loopback", base_url=server.base_url, api_key="k", max_retries=0, timeout=0.5),
+                OpenAIModel(model="loopback", base_url=server.base_url, api_key="k", options=ClientOptions(timeout=0.5)),
                 attempts=3, base_delay=0.01,
             )
 
