@@ -29,8 +29,14 @@ _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requ
 
 
 class LoopbackServer:
-    def __init__(self, responder: Responder, latency: float = 0.0, keep_requests: bool = True) -> None:
+    def __init__(
+        self, responder: Responder, latency: float = 0.0, keep_requests: bool = True, routes: dict[str, Any] | None = None
+    ) -> None:
         self.responder = responder
+        # other paths a real server answers (`/props`, `/tokenize`): path -> JSON body, or a
+        # function of the request body; `hits` counts the requests to each
+        self.routes = routes or {}
+        self.hits: dict[str, int] = {}
         self.latency = latency
         # a benchmark's server answers thousands of long requests: keeping them all would grow its
         # heap and slow its garbage collection, and with it every reply
@@ -87,7 +93,13 @@ class LoopbackServer:
                 method = lines[0].split(" ", 1)[0]
                 headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
                 raw = await reader.readexactly(int(headers.get("content-length") or 0))
-                if method != "POST":
+                path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else ""
+                if path in self.routes:
+                    self.hits[path] = self.hits.get(path, 0) + 1
+                    route = self.routes[path]
+                    answer = route(json.loads(raw or b"{}")) if callable(route) else route
+                    status, payload, spec = 200, json.dumps(answer).encode(), {}
+                elif method != "POST":
                     status, payload, spec = 404, b"{}", {}
                 else:
                     body = json.loads(raw or b"{}")

@@ -169,6 +169,13 @@ def parse_extra_body(text: str | None) -> dict[str, Any]:
     return value
 
 
+def unwrap(model: Any) -> Any:
+    """The innermost model under retry and watch wrappers (which hold it as `.inner`)."""
+    while hasattr(model, "inner"):
+        model = model.inner
+    return model
+
+
 class RetryingModel:
     """Retries transient failures with exponential backoff; other errors pass straight through."""
 
@@ -284,6 +291,8 @@ class OpenAIModel:
         self._config = (key, self.base_url, self.options.timeout, 0)
         self._endpoint: _Endpoint | None = None
         self._key: tuple[Any, ...] | None = None
+        # how this server's /tokenize is asked (learned on first use; False: it has none)
+        self._tokenize: dict[str, Any] | bool | None = None
 
     def _join(self) -> _Endpoint:
         """This loop's shared clients for the endpoint (building a client costs ~15 ms of TLS
@@ -339,6 +348,69 @@ class OpenAIModel:
             lease[1] -= 1
         return read_completion(raw, where)
 
+
+    # ------------------------------------------------------------------ what the server says of itself
+    def _root(self) -> str | None:
+        """The server's address without the `/v1` the chat API sits under (llama.cpp serves `/props`
+        and `/tokenize` there); None for OpenAI's API, which has neither."""
+        if not self.base_url:
+            return None
+        root = self.base_url.rstrip("/")
+        return root[: -len("/v1")] if root.endswith("/v1") else root
+
+    async def _probe(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        """A short side request to the server (JSON in and out), or None if it has no such route."""
+        import openai
+
+        lease = self._join().lease()
+        lease[1] += 1
+        try:
+            client = lease[0].with_options(timeout=min(10.0, self.options.timeout), max_retries=0)
+            if method == "GET":
+                raw = await client.get(url, cast_to=bytes)
+            else:
+                raw = await client.post(url, body=body or {}, cast_to=bytes)
+            return json.loads(raw)
+        except (openai.OpenAIError, ValueError, UnicodeDecodeError):
+            return None
+        finally:
+            lease[1] -= 1
+
+    async def context_window(self) -> tuple[int, str] | None:
+        """The context window the server runs with, and where that was read: llama.cpp's `/props`
+        (`n_ctx`), else vLLM's `/v1/models` (`max_model_len`); None when it does not say."""
+        root = self._root()
+        if root is None:
+            return None
+        props = await self._probe("GET", f"{root}/props")
+        if isinstance(props, dict):
+            settings = props.get("default_generation_settings")
+            n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+            n_ctx = n_ctx or props.get("n_ctx")
+            if isinstance(n_ctx, int) and n_ctx > 0:
+                return n_ctx, "llama.cpp /props"
+        models = await self._probe("GET", f"{self.base_url.rstrip('/')}/models")  # type: ignore[union-attr]
+        for entry in (models.get("data") if isinstance(models, dict) else None) or []:
+            if isinstance(entry, dict) and entry.get("id") == self.model and isinstance(entry.get("max_model_len"), int):
+                return entry["max_model_len"], "vLLM /v1/models"
+        return None
+
+    async def count_tokens(self, text: str) -> int | None:
+        """Tokens of `text` by the server's own tokenizer (llama.cpp and vLLM `/tokenize`), or None."""
+        root = self._root()
+        if root is None or self._tokenize is False:
+            return None
+        forms = [{"content": text}, {"model": self.model, "prompt": text}] if self._tokenize is None else [self._tokenize]
+        for form in forms:
+            reply = await self._probe("POST", f"{root}/tokenize", {**form, **({"content": text} if "content" in form else {"prompt": text})})
+            if isinstance(reply, dict) and isinstance(reply.get("count"), int):
+                self._tokenize = form
+                return reply["count"]
+            if isinstance(reply, dict) and isinstance(reply.get("tokens"), list):
+                self._tokenize = form
+                return len(reply["tokens"])
+        self._tokenize = False
+        return None
 
     def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The request body: what every server family accepts, plus the options set."""

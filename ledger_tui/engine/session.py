@@ -19,7 +19,9 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine.errors import LedgerTuiError, ModelError
+from ledger_tui.engine import context
+from ledger_tui.engine.context import Window
+from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
 from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
@@ -37,15 +39,16 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
-from ledger_tui.engine.models import Model
+from ledger_tui.engine.models import Model, unwrap
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
-from ledger_tui.engine.prompt import assistant_message, build_messages, system_prompt, token_split
+from ledger_tui.engine.prompt import assistant_message, build_messages, message_tokens, system_prompt, token_split
 from ledger_tui.engine.store import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full"]
 MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full")
 
 NOT_RUN = "Not executed: the turn ended with a refusal before this call."
+IN_TASK_STATE = "(in task state)"
 
 
 class Session:
@@ -64,6 +67,7 @@ class Session:
         max_revisions: int = 4,
         timestamps: bool = True,
         compact: bool = False,
+        context_window: int | None = None,
     ) -> None:
         if mode not in MODES:
             raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -91,6 +95,14 @@ class Session:
         self._revised: dict[str, list[str]] = {}  # tool name -> call ids whose feedback was REVISE
         self._resolved: set[str] = set()
         self._refused: set[str] = set()  # call ids answered with gate feedback (REVISE or BLOCK)
+        # Context management (see context.py): the window (from the caller, else asked of the
+        # server once), tool results folded to a reference, and leading messages folded to a note.
+        self.context_window = context_window
+        self.last_model_error: ModelError | None = None  # the last failure of a model call (or of fitting its prompt)
+        self._window: Window | None = None
+        self._window_known = False
+        self._folded_results: set[str] = set()
+        self._folded_turns = 0
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -194,11 +206,13 @@ class Session:
         revisions = 0
         for _ in range(self.max_steps):
             block = self.state.ledger.render() if self.renders_ledger else None
-            transcript = self._compacted() if self.compact else self.transcript
-            messages = build_messages(self.system, transcript, block)
             try:
+                messages, transcript, notes = await self._fit(block)
+                for note in notes:
+                    yield self.emit(Notice(level="info", text=note))
                 turn = await self.model.complete(messages, self.domain.tool_schemas())
             except ModelError as exc:
+                self.last_model_error = exc
                 yield self.emit(Notice(level="error", text=str(exc)))
                 return
             calls = [self._normalise(c) for c in turn.tool_calls]
@@ -250,6 +264,111 @@ class Session:
                 return
         yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
 
+    # ------------------------------------------------------------------ the context window
+    async def _known_window(self) -> Window | None:
+        if not self._window_known:
+            self._window_known = True
+            inner = unwrap(self.model)
+            options = getattr(inner, "options", None)
+            reserve = (getattr(options, "max_tokens", None) or 0) if options is not None else 0
+            if self.context_window:
+                self._window = Window(self.context_window, reserve, "--context-window")
+            elif hasattr(inner, "context_window"):
+                found = await inner.context_window()
+                if found:
+                    self._window = Window(found[0], reserve, found[1])
+        return self._window
+
+    def _view(self) -> list[dict[str, Any]]:
+        """The transcript as it goes to the model: compacted (`--compact`), with what was folded."""
+        view = self._compacted() if self.compact else list(self.transcript)
+        if self._folded_results:
+            view = [
+                {**m, "content": IN_TASK_STATE} if m.get("role") == "tool" and m.get("tool_call_id") in self._folded_results else m
+                for m in view
+            ]
+        if self._folded_turns:
+            dropped = view[: self._folded_turns]
+            kept = view[self._folded_turns :]
+            turns = sum(1 for m in dropped if m.get("role") == "user")
+            note = (
+                f"[The first {len(dropped)} messages of this conversation ({turns} from the customer) were folded to "
+                "fit the context window; the task state holds every record read.]\n\n"
+            )
+            kept[0] = {**kept[0], "content": note + str(kept[0].get("content") or "")}
+            view = kept
+        return view
+
+    async def _measure(self, messages: list[dict[str, Any]], window: Window) -> int:
+        tools = self.domain.tool_schemas()
+        guess = context.estimate(messages, tools)
+        counter = getattr(unwrap(self.model), "count_tokens", None)
+        if guess < window.budget * context.LOW_WATER or counter is None:
+            return guess
+        counted = await counter(context.prompt_text(messages, tools))
+        return guess if counted is None else counted + context.TEMPLATE_TOKENS * len(messages)
+
+    async def _fit(self, block: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        """The next prompt, folded to fit the context window when one is known; the notices of any
+        fold. Raises ContextWindowExceededError when even folding leaves it too long."""
+        view = self._view()
+        messages = build_messages(self.system, view, block)
+        window = await self._known_window()
+        if window is None:
+            return messages, view, []
+        size = await self._measure(messages, window)
+        if size <= window.budget:
+            return messages, view, []
+        target = int(window.budget * context.LOW_WATER)
+        notes = []
+        if self.renders_ledger:  # 1. results the task state already holds
+            folded = 0
+            for m in self.transcript:
+                call_id = m.get("tool_call_id") if m.get("role") == "tool" else None
+                paths = self._absorbed.get(call_id or "")
+                if call_id in self._folded_results or not paths or not all(p in self.state.ledger for p in paths):
+                    continue
+                if len(str(m.get("content") or "")) <= len(IN_TASK_STATE):
+                    continue
+                self._folded_results.add(call_id)  # type: ignore[arg-type]
+                folded += 1
+                size -= message_tokens(m)
+                if size <= target:
+                    break
+            if folded:
+                view = self._view()
+                messages = build_messages(self.system, view, block)
+                size = await self._measure(messages, window)
+                notes.append(
+                    f"Folded {folded} tool result{'s' if folded > 1 else ''} the task state already holds, to fit the "
+                    f"{window.tokens:,}-token context window ({window.source}); the prompt is now about {size:,} tokens."
+                )
+        if size > target:  # 2. the oldest turns, when folding results alone left no room to grow
+            latest = max((i for i, m in enumerate(self.transcript) if m.get("role") == "user"), default=0)
+            cuts = [c for c in context.foldable_turn_starts(self.transcript, latest + 1) if c > self._folded_turns]
+            if cuts:
+                chosen = cuts[-1]
+                for c in cuts:
+                    if size - sum(message_tokens(m) for m in self.transcript[self._folded_turns : c]) <= target:
+                        chosen = c
+                        break
+                before = self._folded_turns
+                self._folded_turns = chosen
+                view = self._view()
+                messages = build_messages(self.system, view, block)
+                size = await self._measure(messages, window)
+                notes.append(
+                    f"Folded the {chosen - before} oldest messages of the conversation to fit the {window.tokens:,}-token "
+                    f"context window ({window.source}); the prompt is now about {size:,} tokens."
+                )
+        if size > window.budget:
+            raise ContextWindowExceededError(
+                f"The prompt needs about {size:,} tokens, more than the {window.tokens:,}-token context window leaves "
+                f"after the {window.reserve:,}-token completion cap, even with the conversation folded; use a model "
+                "with a larger window, or lower --max-tokens."
+            )
+        return messages, view, notes
+
     def _compacted(self) -> list[dict[str, Any]]:
         """The transcript as the model sees it in compact mode: results already in the rendered
         ledger become a reference, a write's result becomes a note once the records it changed
@@ -262,7 +381,7 @@ class Session:
             note = None
             paths = self._absorbed.get(call_id) if call_id else None
             if paths and all(p in self.state.ledger for p in paths):
-                note = "(in task state)"  # the call's arguments say which records
+                note = IN_TASK_STATE  # the call's arguments say which records
             elif call_id in self._resolved:
                 note = "(gate feedback, since resolved)"
             elif call_id in self._refused and i < last_customer:

@@ -1,0 +1,66 @@
+"""Keeping prompts inside the model's context window.
+
+The window comes from `--context-window` or from the server (llama.cpp's `/props`, vLLM's
+`/v1/models`); with no known window nothing is folded. A prompt is measured by the estimate of
+`prompt.message_tokens` plus a stated safety margin, and, when that comes near the budget and the
+server offers a tokenizer (`/tokenize`), by the server's own count.
+
+When the next prompt would not leave room for the completion cap, the session folds, oldest first:
+1. (ledger modes) tool results whose records the task state already holds: the result becomes a
+   reference, as `--compact` sends it;
+2. (all modes) whole turns: the oldest messages, up to a customer message, become one note.
+Folding goes down to `LOW_WATER` of the budget in one step, so the folded prefix then stays the same
+for many calls (what a server's prefix cache can reuse). Each fold is a notice. A prompt that still
+does not fit ends the run as `context_window_exceeded`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ledger_tui.engine.models import Message, estimate_tokens
+from ledger_tui.engine.prompt import message_tokens
+
+# The estimate (about four characters a token) against real tokenizers on this project's prompts:
+# SmolLM2's counted 3.6 characters a token on the airline policy. The margin covers that and the
+# chat template's own tokens.
+ESTIMATE_MARGIN = 0.15
+# fold down to this share of the budget, so the next folds are many calls away
+LOW_WATER = 0.7
+# per-message tokens a chat template adds around each message (role markers)
+TEMPLATE_TOKENS = 6
+
+
+@dataclass(frozen=True)
+class Window:
+    tokens: int  # the model's context window
+    reserve: int  # room kept for the completion (the completion cap)
+    source: str  # where the size came from: "--context-window", "llama.cpp /props", …
+
+    @property
+    def budget(self) -> int:
+        return max(0, self.tokens - self.reserve)
+
+
+def estimate(messages: list[Message], tools: list[dict[str, Any]]) -> int:
+    """Prompt tokens by estimate, safety margin included."""
+    raw = sum(message_tokens(m) + TEMPLATE_TOKENS for m in messages) + (estimate_tokens(json.dumps(tools)) if tools else 0)
+    return int(raw * (1 + ESTIMATE_MARGIN))
+
+
+def prompt_text(messages: list[Message], tools: list[dict[str, Any]]) -> str:
+    """The prompt's words, for a server tokenizer (the chat template's own tokens are added apart)."""
+    parts = [json.dumps(tools)] if tools else []
+    for m in messages:
+        parts.append(str(m.get("content") or ""))
+        for call in m.get("tool_calls") or ():
+            parts.append(call["function"]["name"] + call["function"]["arguments"])
+    return "\n".join(parts)
+
+
+def foldable_turn_starts(transcript: list[Message], keep_from: int) -> list[int]:
+    """Indexes where the transcript can be cut without parting a tool call from its result: each
+    customer message before `keep_from` (the latest customer message and what follows are kept)."""
+    return [i for i, m in enumerate(transcript) if m.get("role") == "user" and 0 < i < keep_from]
