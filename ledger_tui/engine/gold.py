@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
@@ -293,12 +293,23 @@ async def run_gold(
     db_path: Path | None = None,
     out: Path | None = None,
     max_customer_turns: int = 40,
+    session_options: dict[str, Any] | None = None,
+    observe: Callable[[list[dict[str, Any]], list[dict[str, Any]]], None] | None = None,
 ) -> GoldReport:
+    """`session_options` go to the Session (`compact`, `ledger_at`, …); `observe(messages, tools)`
+    sees every prompt the agent is sent (benchmarks/prompt_cache.py measures them)."""
     agent = GoldAgent(domain, task)
+
+    def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
+        if observe is not None:
+            observe(messages, tools)
+        return agent(messages, tools)
+
     session = Session(
         domain,
-        FunctionModel(agent, name="gold"),
+        FunctionModel(decide, name="gold"),
         mode,
+        **(session_options or {}),
         env=fresh_environment(domain, task, db_path),
         out=out,
         task_id=task.id,

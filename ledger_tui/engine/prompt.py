@@ -1,7 +1,14 @@
 """What the model sees: the policy, the transcript, and (in ledger modes) the rendered ledger.
 
-The ledger block is placed as the last message before every model call, so the transcript prefix
-stays stable between calls and the current state is always nearest the model's answer.
+Where the ledger block goes is `LEDGER_AT` (`--ledger-at`):
+- `customer` (the default): a system message just before the latest customer message. What came
+  before that message is the same on every call of a turn and between turns, so a server's prefix
+  cache reuses it, and the last message is the customer's or a tool result, which a small model
+  answers (a trailing block was answered instead of the customer).
+- `end`: the last message of every prompt (the most of each prompt is a cached prefix, but small
+  models take it for the message to answer).
+- `system`: appended to the system prompt (every change of the ledger invalidates the whole prompt).
+`benchmarks/prompt_cache.py` measures the three (see the README).
 """
 
 from __future__ import annotations
@@ -26,12 +33,19 @@ def system_prompt(policy: str, mode: str = "full") -> str:
     return f"{INSTRUCTIONS}\n# Policy\n\n{policy}"
 
 
-def build_messages(system: str, transcript: list[Message], ledger_block: str | None) -> list[Message]:
-    messages: list[Message] = [{"role": "system", "content": system}]
-    messages.extend(transcript)
-    if ledger_block is not None:
-        messages.append({"role": "system", "content": ledger_block})
-    return messages
+LEDGER_AT = ("customer", "end", "system")
+
+
+def build_messages(system: str, transcript: list[Message], ledger_block: str | None, ledger_at: str = "customer") -> list[Message]:
+    if ledger_block is None:
+        return [{"role": "system", "content": system}, *transcript]
+    if ledger_at == "system":
+        return [{"role": "system", "content": f"{system}\n\n{ledger_block}"}, *transcript]
+    block: Message = {"role": "system", "content": ledger_block}
+    if ledger_at == "end":
+        return [{"role": "system", "content": system}, *transcript, block]
+    latest = max((i for i, m in enumerate(transcript) if m.get("role") == "user"), default=len(transcript))
+    return [{"role": "system", "content": system}, *transcript[:latest], block, *transcript[latest:]]
 
 
 _MESSAGE_TOKENS: dict[int, tuple[Message, int]] = {}

@@ -41,7 +41,7 @@ from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
 from ledger_tui.engine.models import Model, unwrap
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
-from ledger_tui.engine.prompt import assistant_message, build_messages, message_tokens, system_prompt, token_split
+from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
 from ledger_tui.engine.store import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full"]
@@ -68,6 +68,7 @@ class Session:
         timestamps: bool = True,
         compact: bool = False,
         context_window: int | None = None,
+        ledger_at: str = "customer",
     ) -> None:
         if mode not in MODES:
             raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -98,6 +99,9 @@ class Session:
         # Context management (see context.py): the window (from the caller, else asked of the
         # server once), tool results folded to a reference, and leading messages folded to a note.
         self.context_window = context_window
+        if ledger_at not in LEDGER_AT:
+            raise LedgerTuiError(f"Unknown --ledger-at {ledger_at!r}; choose one of: {', '.join(LEDGER_AT)}.")
+        self.ledger_at = ledger_at
         self.last_model_error: ModelError | None = None  # the last failure of a model call (or of fitting its prompt)
         self._window: Window | None = None
         self._window_known = False
@@ -312,7 +316,7 @@ class Session:
         """The next prompt, folded to fit the context window when one is known; the notices of any
         fold. Raises ContextWindowExceededError when even folding leaves it too long."""
         view = self._view()
-        messages = build_messages(self.system, view, block)
+        messages = build_messages(self.system, view, block, self.ledger_at)
         window = await self._known_window()
         if window is None:
             return messages, view, []
@@ -337,7 +341,7 @@ class Session:
                     break
             if folded:
                 view = self._view()
-                messages = build_messages(self.system, view, block)
+                messages = build_messages(self.system, view, block, self.ledger_at)
                 size = await self._measure(messages, window)
                 notes.append(
                     f"Folded {folded} tool result{'s' if folded > 1 else ''} the task state already holds, to fit the "
@@ -355,7 +359,7 @@ class Session:
                 before = self._folded_turns
                 self._folded_turns = chosen
                 view = self._view()
-                messages = build_messages(self.system, view, block)
+                messages = build_messages(self.system, view, block, self.ledger_at)
                 size = await self._measure(messages, window)
                 notes.append(
                     f"Folded the {chosen - before} oldest messages of the conversation to fit the {window.tokens:,}-token "

@@ -42,7 +42,8 @@ async def test_absorbed_reads_resolved_feedback_and_re_read_writes_are_folded(to
     # the renewal's own result was read back by r2
     assert "(done; read again into task state)" in last
     assert not any('"book"' in c for c in last), "no full record stays in the transcript"
-    assert '"renewals":1' in seen[-1][-1]["content"], "the ledger block carries the current record"
+    block = next(m["content"] for m in seen[-1] if "[Current Task State]" in (m["content"] or ""))
+    assert '"renewals":1' in block, "the ledger block carries the current record"
 
 
 async def test_without_compaction_or_without_a_ledger_the_transcript_is_verbatim(toy_domain):

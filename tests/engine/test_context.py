@@ -77,7 +77,7 @@ async def test_ledger_modes_fold_results_the_task_state_holds_first_and_in_chunk
 async def test_the_folded_prefix_stays_the_same_between_folds(toy_domain):
     window = first_prompt_size(toy_domain, "full") + 1500
     model = Recorder()
-    session = Session(toy_domain, FunctionModel(model), "full", context_window=window)
+    session = Session(toy_domain, FunctionModel(model), "full", context_window=window, ledger_at="end")
     await converse(session, 8)
     # consecutive calls without a fold between them: the earlier prompt (but its trailing task
     # state block) is a prefix of the later one, so a server's prefix cache can reuse it
@@ -139,3 +139,29 @@ async def test_the_window_and_the_count_come_from_the_server_when_it_says(toy_do
     assert server.hits.get("/tokenize", 0) >= 1
     folds = [e.text for e in session.events if isinstance(e, Notice) and e.text.startswith("Folded")]
     assert folds and "llama.cpp /props" in folds[0]
+
+
+def test_the_ledger_block_goes_where_ledger_at_says():
+    transcript = [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "latest"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "result"},
+    ]
+    block = "[Current Task State]"
+    customer = build_messages("policy", transcript, block, "customer")
+    assert [m["content"] for m in customer][:5] == ["policy", "first", "ok", block, "latest"]
+    assert customer[-1]["role"] == "tool"  # the model answers the customer's turn, not the block
+    assert build_messages("policy", transcript, block, "end")[-1]["content"] == block
+    system = build_messages("policy", transcript, block, "system")
+    assert system[0]["content"] == f"policy\n\n{block}" and len(system) == len(transcript) + 1
+    assert build_messages("policy", transcript, None, "customer") == [{"role": "system", "content": "policy"}, *transcript]
+
+
+def test_an_unknown_layout_is_one_sentence(toy_domain):
+    import pytest
+    from ledger_tui.engine.errors import LedgerTuiError
+
+    with pytest.raises(LedgerTuiError, match="choose one of: customer, end, system"):
+        Session(toy_domain, FunctionModel(lambda m, t: ModelTurn(text="x")), "full", ledger_at="middle")

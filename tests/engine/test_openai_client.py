@@ -36,9 +36,12 @@ async def test_loop_runs_through_the_openai_client_with_tool_calls(toy_domain):
     first = server.requests[0]
     assert first["model"] == "loopback-model"
     assert {t["function"]["name"] for t in first["tools"]} == {"find_member_by_email", "get_loan_details", "renew_loan"}
-    assert first["messages"][-1]["role"] == "system" and "[Current Task State]" in first["messages"][-1]["content"]
+    # the task state goes just before the customer's latest message (--ledger-at customer)
+    assert first["messages"][-2]["role"] == "system" and "[Current Task State]" in first["messages"][-2]["content"]
+    assert first["messages"][-1]["role"] == "user"
     third = server.requests[2]
-    assert "loans.L2 = " in third["messages"][-1]["content"], "the ledger block is re-rendered before every call"
+    block = next(m for m in third["messages"] if "[Current Task State]" in (m["content"] or ""))
+    assert "loans.L2 = " in block["content"], "the ledger block is re-rendered before every call"
     assert session.state.totals.prompt_tokens > 0 and session.state.totals.model_calls == 3
 
 

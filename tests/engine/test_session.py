@@ -141,7 +141,7 @@ async def test_modes_decide_what_the_model_sees_and_whether_the_gate_runs(toy_do
         await conversation(session, "ada@example.org renew L2")
         prompts[mode] = (captured, verdicts(session.events), session.env.db.loans["L2"].renewals)
     for mode in ("ledger", "full"):
-        assert "[Current Task State]" in prompts[mode][0][1][-1]["content"]
+        assert any(m["role"] == "system" and "[Current Task State]" in m["content"] for m in prompts[mode][0][1][1:])
     for mode in ("baseline", "gate"):
         assert all("[Current Task State]" not in json.dumps(m) for m in prompts[mode][0][1])
     assert prompts["baseline"][1] == [] and prompts["baseline"][2] == 3, "baseline runs the write unchecked"
