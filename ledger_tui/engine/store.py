@@ -48,21 +48,36 @@ class LoadedTrajectory:
         return first if isinstance(first, SessionStarted) else None
 
 
+# Limits a trajectory must keep (a 100k-event session is about 60 MB, its longest line a few KB)
+MAX_TRAJECTORY_BYTES = 1 << 30
+MAX_LINE_BYTES = 16 << 20
+
+
 def read_trajectory(path: Path | str) -> LoadedTrajectory:
     path = Path(path)
     try:
+        if path.is_dir():
+            raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
+        if path.exists() and path.stat().st_size > MAX_TRAJECTORY_BYTES:
+            raise TrajectoryError(f"{path} is larger than {MAX_TRAJECTORY_BYTES >> 20} MB, the most ledger-tui reads; split it or pass another file.")
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise TrajectoryError(f"Trajectory file {path} does not exist; check the path (sessions live in sessions/).") from None
-    except UnicodeDecodeError:
-        raise TrajectoryError(f"{path} is not a text file; pass a .jsonl trajectory written by ledger-tui.") from None
+    except PermissionError:
+        raise TrajectoryError(f"{path} cannot be read (permission denied); check its permissions.") from None
+    except UnicodeDecodeError as exc:
+        raise TrajectoryError(
+            f"{path} is not UTF-8 text (byte {exc.start}); pass a .jsonl trajectory written by ledger-tui."
+        ) from None
     events: list[Event] = []
     warnings: list[str] = []
     numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
     for pos, (lineno, line) in enumerate(numbered):
         try:
+            if len(line) > MAX_LINE_BYTES:
+                raise ValueError(f"the line is longer than {MAX_LINE_BYTES >> 20} MB")
             event = parse_event(line)
-        except (ValidationError, ValueError) as exc:
+        except (ValidationError, ValueError, RecursionError) as exc:
             if pos == len(numbered) - 1:
                 warnings.append(
                     f"Line {lineno} of {path.name} is incomplete or corrupt and was skipped; "
@@ -99,8 +114,8 @@ def write_trajectory(path: Path, events: Iterable[Event]) -> None:
 
 def _kind(line: str) -> str:
     try:
-        data = json.loads(line)
-    except ValueError:
+        data = json.loads(line) if len(line) <= MAX_LINE_BYTES else None
+    except (ValueError, RecursionError):
         return " (not JSON)"
     if isinstance(data, dict) and "type" in data:
         return f" (type {data['type']!r})"
@@ -108,4 +123,18 @@ def _kind(line: str) -> str:
 
 
 def _first_error(exc: Exception) -> str:
+    """What is wrong with a line, in words (not a validator's dump)."""
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        if not errors:
+            return "it does not match any event"
+        first = errors[0]
+        if first.get("type") == "json_invalid":
+            return "it is not valid JSON: " + str(first.get("msg", "")).removeprefix("Invalid JSON: ")[:120]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        what = str(first.get("msg", "")).rstrip(".")
+        more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+        return f"{where}: {what}{more}" if where else f"{what}{more}"
     return str(exc).splitlines()[0][:160]

@@ -87,3 +87,43 @@ os.kill(os.getpid(), signal.SIGKILL)
     subprocess.run([sys.executable, "-c", code], check=False)
     loaded = read_trajectory(path)
     assert [e.text for e in loaded.events] == [f"m{i}" for i in range(5)]
+
+
+@pytest.mark.parametrize(
+    "bad_line, words",
+    [
+        ('{"type": "user_message", "text": "x", "extra": ' + "[" * 50_000 + "]" * 50_000 + "}", "not valid JSON"),
+        ('{"type": "user_message", "text": 5}', "user_message.text: Input should be a valid string"),
+        ('{"type": "no_such_event"}', "does not match"),
+    ],
+    ids=["deeply nested", "wrong type", "unknown kind"],
+)
+def test_a_damaged_middle_line_is_described_in_words(tmp_path, bad_line, words):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(started(seq=0).model_dump_json() + "\n" + bad_line + "\n" + UserMessage(seq=2, text="x").model_dump_json() + "\n")
+    with pytest.raises(TrajectoryError) as caught:
+        read_trajectory(path)
+    text = str(caught.value)
+    assert text.startswith("Line 2 of bad.jsonl") and "\n" not in text
+    assert "tagged-union" not in text and "errors.pydantic.dev" not in text
+    assert words.split(":")[0] in text or words in text
+
+
+def test_a_folder_or_a_file_that_is_not_utf8_is_one_sentence(tmp_path):
+    with pytest.raises(TrajectoryError, match="is a folder; pass one .jsonl trajectory file"):
+        read_trajectory(tmp_path)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(started(seq=0).model_dump_json().encode() + "\n".encode() + '{"type": "user_message", "text": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(TrajectoryError, match="is not UTF-8 text"):
+        read_trajectory(latin)
+
+
+def test_the_why_command_on_a_deeply_nested_line_is_one_sentence(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        started(seq=0).model_dump_json() + "\n" + "[" * 100_000 + "]" * 100_000 + "\n" + UserMessage(seq=2, text="x").model_dump_json() + "\n"
+    )
+    out = subprocess.run([sys.executable, "-m", "ledger_tui", "why", str(path)], capture_output=True, text=True)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert [line for line in out.stderr.splitlines() if line.strip()] == [out.stderr.strip()]
+    assert "Line 2 of deep.jsonl" in out.stderr
