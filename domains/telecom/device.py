@@ -2,8 +2,9 @@
 
 A deterministic simulation of τ²-bench's telecom user side (tau2-compat §4.6): the network search,
 the status bar, the speed test and the MMS rules, every write tool's exact state effect, and the
-set-up functions tasks use to break a phone. Messages are this project's own words; only the data
-they carry (status bar tokens, speeds, amounts, ids) follows the benchmark.
+set-up functions tasks use to break a phone. What the phone shows is the benchmark's text word for
+word (a simulated customer reads it, and a strict re-grade compares it); an app name or permission
+of the wrong JSON type runs as given, as it does there.
 
 Only `make_payment` reaches the carrier's records (through the sync step), so it is the only
 customer tool that touches agent-ledger paths.
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger_tui.engine.domain import Tool, ToolError
+from ledger_tui.engine.domain import Tool
 
 from .schema import NETWORK_MODES, PERMISSIONS, APNSettings, TelecomState, TelecomUserDB, VpnDetails
 
@@ -29,13 +30,19 @@ SIGNAL_TOKENS = {
 SPEED_RANGES = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0), "none": (0.0, 0.0)}
 SIGNAL_FACTORS = {"none": 0.0, "poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0}
 SPEED_ADVICE = {
-    "Very Poor": "only very light use such as short text messages will work",
-    "Poor": "expect slow browsing; streaming will not work well",
-    "Fair": "fine for browsing and email, standard-quality streaming",
-    "Good": "good for streaming and video calls",
-    "Excellent": "fast enough for anything, including HD streaming and large downloads",
+    "Very Poor": "Connection is very slow. Basic web browsing might be difficult.",
+    "Poor": "Connection is slow. Web browsing may be sluggish, streaming difficult.",
+    "Fair": "Connection is okay for web browsing and some standard definition streaming.",
+    "Good": "Connection is good for most activities, including HD streaming.",
+    "Excellent": "Connection is very fast.",
 }
-VPN_ON_CONNECT = ("192.168.1.1", "OpenVPN", "excellent")
+SIM_STATUS_TEXT = {
+    "active": "Your SIM card is active and working.",
+    "missing": "No SIM card detected in the phone.",
+    "locked_pin": "The SIM card is locked with a PIN code.",
+    "locked_puk": "The SIM card is locked with a PUK code.",
+}
+VPN_SERVER = ("192.168.1.1", "OpenVPN")
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -152,6 +159,14 @@ def _with_bar(user: TelecomUserDB, sentence: str) -> str:
     return f"{sentence}\nStatus Bar: {status_bar(user)}"
 
 
+def _on(flag: bool) -> str:
+    return "ON" if flag else "OFF"
+
+
+def _yes(flag: bool) -> str:
+    return "Yes" if flag else "No"
+
+
 # ----------------------------------------------------------------------------- write tools
 
 
@@ -190,132 +205,139 @@ def toggle_airplane_mode(state: TelecomState, args: NoArgs) -> str:
         if d.wifi_enabled:
             _wifi_off_air(user)
     network_search(user)
-    return _with_bar(user, f"Airplane mode is now {'ON' if d.airplane_mode else 'OFF'}.")
+    return _with_bar(user, f"Airplane Mode is now {_on(d.airplane_mode)}.")
 
 
 def reseat_sim_card(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.sim_card_missing = False
     network_search(user)
-    return _with_bar(user, "You took the SIM card out and put it back in firmly.")
+    return _with_bar(user, "SIM card re-seated successfully.")
 
 
 def toggle_data(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.data_enabled = not user.device.data_enabled
     network_search(user)
-    return _with_bar(user, f"Mobile data is now {'ON' if user.device.data_enabled else 'OFF'}.")
+    return _with_bar(user, f"Mobile Data is now {_on(user.device.data_enabled)}.")
 
 
 def toggle_roaming(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.roaming_enabled = not user.device.roaming_enabled
     network_search(user)
-    return _with_bar(user, f"Data roaming on the phone is now {'ON' if user.device.roaming_enabled else 'OFF'}.")
+    return _with_bar(user, f"Data Roaming is now {_on(user.device.roaming_enabled)}.")
 
 
 def toggle_data_saver_mode(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.data_saver_mode = not user.device.data_saver_mode
-    return _with_bar(user, f"Data saver is now {'ON' if user.device.data_saver_mode else 'OFF'}.")
+    return _with_bar(user, f"Data Saver Mode is now {_on(user.device.data_saver_mode)}.")
 
 
 def set_network_mode_preference(state: TelecomState, args: ModeArgs) -> str:
     user = state.user_db
     if args.mode not in NETWORK_MODES:
-        return f"{args.mode!r} is not a network mode; choose one of: {', '.join(NETWORK_MODES)}."
+        return _with_bar(
+            user,
+            f"Failed to set network mode: '{args.mode}' is not a valid option. "
+            f"Please use one of: {', '.join(NETWORK_MODES)}",
+        )
     user.device.network_mode_preference = args.mode  # type: ignore[assignment]
     network_search(user)
-    return _with_bar(user, f"Preferred network mode is now {args.mode}.")
+    return _with_bar(user, f"Preferred Network Mode set to: {args.mode}")
 
 
 def set_apn_settings(state: TelecomState, args: ApnArgs) -> str:
     user = state.user_db
-    try:
-        settings = APNSettings.model_validate(args.apn_settings)
-    except Exception as exc:
-        raise ToolError(f"These APN settings are not valid: {str(exc).splitlines()[0]}") from None
+    settings = APNSettings.model_validate(args.apn_settings)  # the model reads pydantic's own message
     user.device.active_apn_settings = settings
     network_search(user)
-    return _with_bar(user, f"APN settings saved (APN name: {settings.apn_name}).")
+    return _with_bar(user, f"APN settings set to: {settings.apn_name}")
 
 
 def reset_apn_settings(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.active_apn_settings.reset_at_reboot = True
     network_search(user)
-    return _with_bar(user, "APN settings will return to their defaults the next time the phone restarts.")
+    return _with_bar(user, "APN settings will reset at reboot.")
 
 
 def reboot_device(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     d = user.device
-    steps = ["The phone shut down and started again."]
+    steps = []
     if d.active_apn_settings.reset_at_reboot:
         d.active_apn_settings = APNSettings()
-        steps.append("APN settings were restored to their defaults.")
+        steps.append("Resetting APN settings...")
     d.network_connection_status = "searching"
     network_search(user)
-    steps.append("It searched for the network again.")
-    return _with_bar(user, " ".join(steps))
+    steps.append("Restarting network services...")
+    return _with_bar(user, "\n".join(steps))
 
 
 def toggle_wifi(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     d = user.device
     if d.airplane_mode:
-        return _with_bar(user, "Wi-Fi cannot be changed while airplane mode is on; nothing changed.")
+        return _with_bar(user, "Cannot change Wi-Fi settings while Airplane Mode is ON.")
     d.wifi_enabled = not d.wifi_enabled
     if not d.wifi_enabled:
         _wifi_off_air(user)
-    return _with_bar(user, f"Wi-Fi is now {'ON' if d.wifi_enabled else 'OFF'}.")
+    return _with_bar(user, f"Wi-Fi is now {_on(d.wifi_enabled)}.")
 
 
 def toggle_wifi_calling(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     user.device.wifi_calling_enabled = not user.device.wifi_calling_enabled
-    return _with_bar(user, f"Wi-Fi calling is now {'ON' if user.device.wifi_calling_enabled else 'OFF'}.")
+    return _with_bar(user, f"Wi-Fi Calling is now {_on(user.device.wifi_calling_enabled)}.")
 
 
 def connect_vpn(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     d = user.device
     if d.vpn_connected:
-        return "The VPN is already connected; nothing changed."
-    server, protocol, performance = VPN_ON_CONNECT
+        return "VPN already connected."
+    server, protocol = VPN_SERVER
     d.vpn_connected = True
-    d.vpn_details = VpnDetails(server_address=server, protocol=protocol, server_performance=performance)
-    return _with_bar(user, "The VPN is now connected.")
+    d.vpn_details = VpnDetails(server_address=server, protocol=protocol, server_performance=user.vpn_server_performance)
+    return _with_bar(user, "VPN connected successfully.")
 
 
 def disconnect_vpn(state: TelecomState, args: NoArgs) -> str:
     user = state.user_db
     d = user.device
     if not d.vpn_connected:
-        return _with_bar(user, "No VPN was connected; nothing changed.")
+        return _with_bar(user, "No active VPN connection to disconnect.")
     d.vpn_connected = False
     d.vpn_details = None
-    return _with_bar(user, "The VPN is now disconnected.")
+    return _with_bar(user, "VPN disconnected successfully.")
 
 
 def grant_app_permission(state: TelecomState, args: PermissionArgs) -> str:
     user = state.user_db
-    permission = args.permission.lower()
+    # in this order, so raw arguments fail as they do there: a list as app name at the lookup, a
+    # non-text permission at `lower`, before an unknown app is reported
     app = user.device.app_statuses.get(args.app_name)
+    permission = args.permission.lower()
     if app is None:
-        return f"Error. There is no app called {args.app_name!r} on this phone."
+        return _with_bar(user, f"Error. App '{args.app_name}' not found. Cannot grant permission.")
     if permission not in PERMISSIONS:
-        return f"Error. {permission!r} is not a permission; choose one of: {', '.join(PERMISSIONS)}."
+        return _with_bar(
+            user,
+            f"Error. Permission '{permission}' not tracked for app '{args.app_name}', "
+            f"available permissions: {list(PERMISSIONS)}",
+        )
     setattr(app.permissions, permission, True)
-    return _with_bar(user, f"Success. {args.app_name} now has the {permission} permission.")
+    return _with_bar(user, f"Success. Permission '{permission}' granted to app '{args.app_name}'.")
 
 
 def make_payment(state: TelecomState, args: NoArgs) -> str:
     request = state.user_db.surroundings.payment_request
     if request is None:
-        return "There is no payment request on this phone to pay."
+        return "You do not have a payment request."
     request.paid = True
-    return f"You paid {request.amount_due} for bill {request.bill_id}. The carrier records it shortly."
+    return f"Payment of {request.amount_due} USD has been made for bill {request.bill_id}."
 
 
 # ----------------------------------------------------------------------------- read tools
@@ -330,119 +352,135 @@ def check_network_status(state: TelecomState, args: NoArgs) -> str:
     d = user.device
     sim = "missing" if d.sim_card_missing else d.sim_card_status
     lines = [
-        f"Airplane Mode: {'ON' if d.airplane_mode else 'OFF'}",
+        f"Airplane Mode: {_on(d.airplane_mode)}",
         f"SIM Card Status: {sim}",
         f"Cellular Connection: {d.network_connection_status}",
         f"Cellular Signal: {d.network_signal_strength}",
         f"Cellular Network Type: {d.network_technology_connected}",
-        f"Mobile Data Enabled: {'Yes' if d.data_enabled else 'No'}",
-        f"Data Roaming Enabled: {'Yes' if d.roaming_enabled else 'No'}",
-        f"Wi-Fi Radio: {'ON' if d.wifi_enabled else 'OFF'}",
-        f"Wi-Fi Connected: {'Yes' if d.wifi_connected else 'No'}",
+        f"Mobile Data Enabled: {_yes(d.data_enabled)}",
+        f"Data Roaming Enabled: {_yes(d.roaming_enabled)}",
+        f"Wi-Fi Radio: {_on(d.wifi_enabled)}",
+        f"Wi-Fi Connected: {_yes(d.wifi_connected)}",
     ]
     if d.wifi_connected:
-        lines.append(f"Wi-Fi Network: {d.wifi_ssid}")
+        lines.append(f"Connected Wi-Fi Network: {d.wifi_ssid}")
     return "\n".join(lines)
 
 
 def check_network_mode_preference(state: TelecomState, args: NoArgs) -> str:
-    return f"Preferred network mode: {state.user_db.device.network_mode_preference}"
+    return f"Network Mode Preference: {state.user_db.device.network_mode_preference}"
 
 
 def run_speed_test(state: TelecomState, args: NoArgs) -> str:
     speed, label = speed_test(state.user_db)
     if speed is None:
-        return "Speed test failed: No Connection. Mobile data is not working on this phone right now."
-    return f"Download speed: {speed:.2f} Mbps ({label}): {SPEED_ADVICE[label]}."
+        return f"Speed test failed: {label}."
+    return f"Speed Test Result: {speed:.2f} Mbps ({label}). {SPEED_ADVICE[label]}"
 
 
 def check_sim_status(state: TelecomState, args: NoArgs) -> str:
     d = state.user_db.device
-    sim = "missing" if d.sim_card_missing else d.sim_card_status
-    return {
-        "active": "The SIM card is active and working.",
-        "missing": "No SIM card is detected in the phone.",
-        "locked_pin": "The SIM card is locked and asks for its PIN code.",
-        "locked_puk": "The SIM card is locked and asks for its PUK code.",
-    }[sim]
+    return SIM_STATUS_TEXT["missing" if d.sim_card_missing else d.sim_card_status]
 
 
 def check_data_restriction_status(state: TelecomState, args: NoArgs) -> str:
-    return f"Data saver mode: {'ON' if state.user_db.device.data_saver_mode else 'OFF'}"
+    if state.user_db.device.data_saver_mode:
+        return "Data Saver mode is ON (limits data usage)."
+    return "Data Saver mode is OFF."
 
 
 def check_apn_settings(state: TelecomState, args: NoArgs) -> str:
     apn = state.user_db.device.active_apn_settings
-    return f"APN name: {apn.apn_name or 'Not Set'}\nMMSC URL: {apn.mmsc_url or 'Not Set'}"
+    return (
+        f"Current APN Name: {apn.apn_name or 'Not Set'}\n"
+        f"MMSC URL (for picture messages): {apn.mmsc_url or 'Not Set'}\n"
+        "(These are technical settings, usually best left unchanged.)"
+    )
 
 
 def check_wifi_status(state: TelecomState, args: NoArgs) -> str:
     d = state.user_db.device
     if not d.wifi_enabled:
-        return "Wi-Fi is OFF."
+        return "Wi-Fi is turned OFF."
     if d.wifi_connected:
-        return f"Wi-Fi is ON and connected to {d.wifi_ssid} (signal: {d.wifi_signal_strength})."
+        return f"Wi-Fi is ON and connected to '{d.wifi_ssid}'. Signal strength: {d.wifi_signal_strength}."
     return "Wi-Fi is ON but not connected to any network."
 
 
 def check_wifi_calling_status(state: TelecomState, args: NoArgs) -> str:
-    d = state.user_db.device
-    return (
-        f"Wi-Fi calling: {'ON' if d.wifi_calling_enabled else 'OFF'}; "
-        f"MMS over Wi-Fi: {'ON' if d.wifi_calling_mms_over_wifi else 'OFF'}"
-    )
+    return f"Wi-Fi Calling is currently turned {_on(state.user_db.device.wifi_calling_enabled)}."
 
 
 def check_vpn_status(state: TelecomState, args: NoArgs) -> str:
     d = state.user_db.device
-    if not d.vpn_connected:
-        return "No VPN is connected."
-    details = d.vpn_details.model_dump() if d.vpn_details else {}
-    return f"A VPN is connected: {details}"
+    if d.vpn_connected:
+        if d.vpn_details is None:
+            return "VPN is ON and connected (no specific details available)."
+        return f"VPN is ON and connected. Details: {_vpn_details_text(d.vpn_details)}"
+    if d.vpn_enabled_setting:
+        return "VPN is turned ON in settings, but currently not connected."
+    return "VPN is turned OFF."
+
+
+def _vpn_details_text(details: VpnDetails) -> str:
+    """The details as τ²-bench prints them: a Python dict, the performance shown as its enum member."""
+    level = details.server_performance
+    return (
+        f"{{'server_address': {details.server_address!r}, 'protocol': {details.protocol!r}, "
+        f"'server_performance': <PerformanceLevel.{level.upper()}: {level!r}>}}"
+    )
 
 
 def check_installed_apps(state: TelecomState, args: NoArgs) -> str:
-    return "Installed apps: " + ", ".join(state.user_db.device.app_statuses)
+    return "The following apps are installed on the phone: " + ", ".join(state.user_db.device.app_statuses)
 
 
-def _app(state: TelecomState, name: str):
-    app = state.user_db.device.app_statuses.get(name)
+def _granted(state: TelecomState, app_name: Any) -> list[str] | None:
+    """The permissions an app holds, in τ²-bench's order; None when no such app is installed."""
+    app = state.user_db.device.app_statuses.get(app_name)
     if app is None:
-        raise ToolError(f"There is no app called {name!r} on this phone.")
-    return app
+        return None
+    return [p for p in PERMISSIONS if getattr(app.permissions, p)]
 
 
 def check_app_status(state: TelecomState, args: AppArgs) -> str:
-    app = _app(state, args.app_name)
-    granted = [p for p in PERMISSIONS if getattr(app.permissions, p)]
-    return f"{app.app_name} is installed; permissions granted: {', '.join(granted) or 'none'}."
+    granted = _granted(state, args.app_name)
+    if granted is None:
+        return f"App '{args.app_name}' not found on this phone."
+    if not granted:
+        return f"Status for App: {args.app_name}\n - Permissions: None granted."
+    return "\n".join([f"Status for App: {args.app_name}", " - Permissions Granted:", *(f"   - {p}" for p in granted)])
 
 
 def check_app_permissions(state: TelecomState, args: AppArgs) -> str:
-    app = _app(state, args.app_name)
-    granted = [p for p in PERMISSIONS if getattr(app.permissions, p)]
-    return f"Permissions of {app.app_name}: {', '.join(granted) or 'none'}."
+    granted = _granted(state, args.app_name)
+    if granted is None:
+        return f"App '{args.app_name}' not found on this phone."
+    if not granted:
+        return f"App '{args.app_name}' currently has no permissions granted."
+    return f"App '{args.app_name}' has permission for: {', '.join(granted)}."
 
 
 def can_send_mms(state: TelecomState, args: NoArgs) -> str:
     if can_send_mms_now(state.user_db):
-        return "Yes: this phone can send MMS messages."
-    return "No: this phone cannot send MMS messages right now."
+        return "Your messaging app can send MMS messages."
+    return "Your messaging app cannot send MMS messages."
 
 
 def check_payment_request(state: TelecomState, args: NoArgs) -> str:
     request = state.user_db.surroundings.payment_request
     if request is None:
-        return "There is no payment request on this phone."
-    status = "paid" if request.paid else "waiting to be paid"
-    return f"Payment request for bill {request.bill_id}: {request.amount_due} ({status})."
+        return "No payment request has been made."
+    return f"You have a payment request for bill {request.bill_id} of {request.amount_due} USD."
 
 
 # ----------------------------------------------------------------------------- the table
 
 
-def _user(name: str, kind: str, args: type[BaseModel], run: Callable[..., Any], description: str, touches=()) -> Tool:
-    return Tool(name, kind, args, run, description, touches=touches, requestor="user")  # type: ignore[arg-type]
+def _user(
+    name: str, kind: str, args: type[BaseModel], run: Callable[..., Any], description: str, touches=(), raw_args=None
+) -> Tool:
+    return Tool(name, kind, args, run, description, touches=touches, requestor="user", raw_args=raw_args)  # type: ignore[arg-type]
 
 
 USER_TOOLS: list[Tool] = [
@@ -471,7 +509,9 @@ USER_TOOLS: list[Tool] = [
     _user("check_installed_apps", "read", NoArgs, check_installed_apps, "The apps installed on the phone."),
     _user("check_app_status", "read", AppArgs, check_app_status, "One app's status and permissions."),
     _user("check_app_permissions", "read", AppArgs, check_app_permissions, "The permissions granted to one app."),
-    _user("grant_app_permission", "write", PermissionArgs, grant_app_permission, "Grant an app a permission (sms, storage, phone or network)."),
+    # neither argument is ever stored: a mistyped one finds no app or fails at `lower`, as there
+    _user("grant_app_permission", "write", PermissionArgs, grant_app_permission, "Grant an app a permission (sms, storage, phone or network).",
+          raw_args=frozenset({"app_name", "permission"})),
     _user("can_send_mms", "read", NoArgs, can_send_mms, "Whether the phone can send an MMS message now."),
     _user("reboot_device", "write", NoArgs, reboot_device, "Restart the phone."),
     _user("check_payment_request", "read", NoArgs, check_payment_request, "The carrier's payment request on the phone, if any."),
@@ -484,6 +524,10 @@ USER_TOOLS: list[Tool] = [
 
 
 def _toggle_until(state: TelecomState, flag: Callable[[], bool], target: bool, toggle: Callable[..., Any]) -> None:
+    """Flip the switch, and flip it back if that moved it away from `target`: as τ²-bench's set-up
+    does, a switch already in place is flipped twice, and each flip has its side effects (a network
+    search, Wi-Fi and VPN dropped by airplane mode)."""
+    toggle(state, NoArgs())
     if flag() != target:
         toggle(state, NoArgs())
 
@@ -511,7 +555,9 @@ def user_setup_functions(state: TelecomState) -> dict[str, Callable[..., Any]]:
         network_search(user)
 
     def lock_sim_card(mode: str) -> None:
-        d.sim_card_status = {"pin": "locked_pin", "puk": "locked_puk"}[mode]
+        locked = {"pin": "locked_pin", "puk": "locked_puk"}.get(mode)
+        if locked is not None:
+            d.sim_card_status = locked  # type: ignore[assignment]
         network_search(user)
 
     def break_apn_settings() -> None:
@@ -522,12 +568,18 @@ def user_setup_functions(state: TelecomState) -> dict[str, Callable[..., Any]]:
         d.active_apn_settings.mmsc_url = None
 
     def break_vpn() -> None:
+        # τ²-bench degrades the server profile it connects to, not only this connection, so a
+        # later reconnect is slow too (unless the phone was already connected to another one)
+        if not d.vpn_connected:
+            user.vpn_server_performance = "poor"
         connect_vpn(state, NoArgs())
         if d.vpn_details is not None:
             d.vpn_details.server_performance = "poor"
 
     def remove_app_permission(app_name: str, permission: str) -> None:
-        setattr(d.app_statuses[app_name].permissions, permission.lower(), False)
+        app, permission = d.app_statuses.get(app_name), permission.lower()
+        if app is not None and permission in PERMISSIONS:  # else nothing to remove, and no error
+            setattr(app.permissions, permission, False)
 
     def turn_data_on() -> None:
         d.data_enabled = True

@@ -13,9 +13,10 @@ control every tool call (agent or customer) may change either side through the s
 from __future__ import annotations
 
 import datetime as dt
+from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class Strict(BaseModel):
@@ -137,8 +138,17 @@ NETWORK_MODES: tuple[str, ...] = ("4g_5g_preferred", "4g_only", "3g_only", "2g_o
 PERMISSIONS: tuple[str, ...] = ("sms", "storage", "phone", "network")
 
 
+class APNName(str, Enum):
+    INTERNET = "internet"
+    BROKEN = "broken"
+
+
 class APNSettings(Strict):
-    apn_name: Literal["internet", "broken"] = "internet"
+    # The customer builds these from any object (`set_apn_settings`): an enum, so a bad name fails
+    # with τ²-bench's own validation message; stored as its plain value.
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+    apn_name: APNName = "internet"  # type: ignore[assignment]
     reset_at_reboot: bool = False
     mms_apn: str | None = "mms"
     mmsc_url: str | None = "http://mms.carrier.com/mms/wapenc"
@@ -222,6 +232,17 @@ class Surroundings(Strict):
 class TelecomUserDB(Strict):
     device: PhoneDevice = Field(default_factory=PhoneDevice)
     surroundings: Surroundings = Field(default_factory=Surroundings)
+    # How fast the VPN server `connect_vpn` connects to is. Not a field (not in the digest): in
+    # τ²-bench it is the toolkit's one VPN profile, which the `break_vpn` set-up degrades for good.
+    _vpn_server_performance: VpnPerformance = PrivateAttr("excellent")
+
+    @property
+    def vpn_server_performance(self) -> VpnPerformance:
+        return self._vpn_server_performance
+
+    @vpn_server_performance.setter
+    def vpn_server_performance(self, value: VpnPerformance) -> None:
+        self._vpn_server_performance = value
 
 
 # ----------------------------------------------------------------------------- the environment's db

@@ -99,7 +99,7 @@ def sync(state: TelecomState) -> None:
         return
     line = next((l for l in db.lines if l.phone_number == s.phone_number), None)
     if line is None:
-        raise tools.ToolError(f"No line has the phone's number {s.phone_number}.")
+        raise tools.ToolError(f"Line with phone number {s.phone_number} not found")
     s.line_active = line.status == "Active"
     s.roaming_allowed = line.roaming_enabled
     plan = tools.find_plan(db, line.plan_id)
@@ -109,13 +109,10 @@ def sync(state: TelecomState) -> None:
         tools.find_bill(db, request.bill_id).status = "Paid"
         s.payment_request = None
     if s.payment_request is None:
-        customer = tools.customer_by_phone(db, s.phone_number)
-        if customer is not None:
-            for bill_id in customer.bill_ids:
-                bill = tools.find_bill(db, bill_id)
-                if bill.status == "Awaiting Payment":
-                    s.payment_request = PaymentRequest(bill_id=bill.bill_id, amount_due=bill.total_due, paid=False)
-                    break
+        customer = tools.get_customer_by_phone(state, tools.PhoneArgs(phone_number=s.phone_number))
+        waiting = tools.awaiting_payment(db, customer)
+        if waiting:
+            s.payment_request = PaymentRequest(bill_id=waiting[0].bill_id, amount_due=waiting[0].total_due, paid=False)
 
 
 # ----------------------------------------------------------------------------- set-up functions

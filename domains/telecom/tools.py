@@ -1,8 +1,11 @@
 """The agent's telecom tools: look customers, lines, bills and usage up; suspend, resume, roam, refuel.
 
 Names, arguments and effects are τ²-bench's (tau2-compat §4.4), so the benchmark's trajectories
-replay here with the same database effect; the messages are this project's own words. Lookups scan
-the lists in order and take the first match, as the benchmark does.
+replay here with the same database effect. The texts the model is shown (results and errors) are
+the benchmark's own, word for word: they are what its models were run against, and a strict
+re-grade compares them. Lookups scan the lists in order and take the first match, as the benchmark
+does, and run on arguments as given (a mistyped id finds nothing, a mistyped amount fails the way
+Python fails), so a wrong call answers as it does there.
 
 One deliberate difference: when a one-time charge finds no draft bill, the new draft's id is not
 random but derived from a fixed seed, the customer id and the number of bills (see `draft_bill_id`),
@@ -26,7 +29,6 @@ from .schema import Bill, Customer, Device, Line, LineItem, Plan, TelecomDB, Tel
 
 TODAY = dt.date(2025, 2, 25)
 DRAFT_BILL_SEED = "ledger-tui/telecom/draft-bill"
-SUSPENSION_FEE_NOTE = "a holding fee of $5 per month applies while the line is suspended"
 
 
 class Args(BaseModel):
@@ -40,35 +42,35 @@ def find_customer(db: TelecomDB, customer_id: str) -> Customer:
     for c in db.customers:
         if c.customer_id == customer_id:
             return c
-    raise ToolError(f"No customer has the id {customer_id}.")
+    raise ToolError(f"Customer with ID {customer_id} not found")
 
 
 def find_line(db: TelecomDB, line_id: str) -> Line:
     for line in db.lines:
         if line.line_id == line_id:
             return line
-    raise ToolError(f"No line has the id {line_id}.")
+    raise ToolError(f"Line with ID {line_id} not found")
 
 
 def find_plan(db: TelecomDB, plan_id: str) -> Plan:
     for plan in db.plans:
         if plan.plan_id == plan_id:
             return plan
-    raise ToolError(f"No plan has the id {plan_id}.")
+    raise ToolError(f"Plan with ID {plan_id} not found")
 
 
 def find_bill(db: TelecomDB, bill_id: str) -> Bill:
     for bill in db.bills:
         if bill.bill_id == bill_id:
             return bill
-    raise ToolError(f"No bill has the id {bill_id}.")
+    raise ToolError(f"Bill with ID {bill_id} not found")
 
 
 def find_device(db: TelecomDB, device_id: str) -> Device:
     for device in db.devices:
         if device.device_id == device_id:
             return device
-    raise ToolError(f"No device has the id {device_id}.")
+    raise ToolError(f"Device with ID {device_id} not found")
 
 
 def customer_by_phone(db: TelecomDB, phone_number: str) -> Customer | None:
@@ -86,8 +88,14 @@ def target_line(db: TelecomDB, customer_id: str, line_id: str) -> Line:
     """The customer's own line (customer exists, owns the line id, the line exists)."""
     customer = find_customer(db, customer_id)
     if line_id not in customer.line_ids:
-        raise ToolError(f"Line {line_id} does not belong to customer {customer_id}.")
+        raise ToolError(f"Line {line_id} not found for customer {customer_id}")
     return find_line(db, line_id)
+
+
+def awaiting_payment(db: TelecomDB, customer: Customer) -> list[Bill]:
+    """The customer's bills in Awaiting Payment, in `bill_ids` order (a dangling id is an error)."""
+    bills = [find_bill(db, bill_id) for bill_id in customer.bill_ids]
+    return [bill for bill in bills if bill.status == "Awaiting Payment"]
 
 
 def draft_bill_id(db: TelecomDB, customer_id: str) -> str:
@@ -106,8 +114,8 @@ def add_one_time_charge(db: TelecomDB, customer_id: str, description: str, amoun
     customer = find_customer(db, customer_id)
     draft = None
     for bill_id in customer.bill_ids:
-        bill = next((b for b in db.bills if b.bill_id == bill_id), None)
-        if bill is not None and bill.status == "Draft":
+        bill = find_bill(db, bill_id)
+        if bill.status == "Draft":
             draft = bill
             break
     if draft is None:
@@ -184,7 +192,7 @@ class RefuelArgs(Args):
 def get_customer_by_phone(state: TelecomState, args: PhoneArgs) -> Customer:
     customer = customer_by_phone(state.agent_db, args.phone_number)
     if customer is None:
-        raise ToolError(f"No customer or line has the phone number {args.phone_number}.")
+        raise ToolError(f"Customer with phone number {args.phone_number} not found")
     return customer
 
 
@@ -193,19 +201,22 @@ def get_customer_by_id(state: TelecomState, args: CustomerIdArgs) -> Customer:
 
 
 def get_customer_by_name(state: TelecomState, args: NameArgs) -> list[Customer]:
-    name = args.full_name.lower()
     return [
-        c for c in state.agent_db.customers if c.full_name.lower() == name and c.date_of_birth == args.dob
+        c
+        for c in state.agent_db.customers
+        if c.full_name.lower() == args.full_name.lower() and c.date_of_birth == args.dob
     ]
 
 
+# an id's first letter says what it names (a raw non-text id fails at `startswith`, as there)
+DETAIL_LOOKUPS = (("L", find_line), ("D", find_device), ("B", find_bill), ("C", find_customer), ("P", find_plan))
+
+
 def get_details_by_id(state: TelecomState, args: IdArgs) -> Any:
-    db = state.agent_db
-    lookups = {"L": find_line, "D": find_device, "B": find_bill, "C": find_customer, "P": find_plan}
-    lookup = lookups.get(args.id[:1])
-    if lookup is None:
-        raise ToolError(f"Cannot tell what {args.id!r} is: ids start with L, D, B, C or P.")
-    return lookup(db, args.id)
+    for prefix, lookup in DETAIL_LOOKUPS:
+        if args.id.startswith(prefix):
+            return lookup(state.agent_db, args.id)
+    raise ToolError(f"Unknown ID format or type: {args.id}")
 
 
 def get_bills_for_customer(state: TelecomState, args: BillsArgs) -> list[Bill]:
@@ -222,7 +233,7 @@ def get_data_usage(state: TelecomState, args: LineArgs) -> dict[str, Any]:
     plan = find_plan(db, line.plan_id)
     last_day = calendar.monthrange(TODAY.year, TODAY.month)[1]
     return {
-        "line_id": line.line_id,
+        "line_id": args.line_id,
         "data_used_gb": line.data_used_gb,
         "data_limit_gb": plan.data_limit_gb,
         "data_refueling_gb": line.data_refueling_gb,
@@ -236,61 +247,61 @@ def get_data_usage(state: TelecomState, args: LineArgs) -> dict[str, Any]:
 def suspend_line(state: TelecomState, args: SuspendArgs) -> dict[str, Any]:
     line = target_line(state.agent_db, args.customer_id, args.line_id)
     if line.status != "Active":
-        raise ToolError(f"Line {line.line_id} is {line.status}; only an Active line can be suspended.")
+        raise ToolError("Line must be active to suspend")
     line.status = "Suspended"
     line.suspension_start_date = TODAY
-    return {"message": f"Line {line.line_id} is now suspended; {SUSPENSION_FEE_NOTE}.", "line": line}
+    return {"message": "Line suspended successfully. $5/month holding fee will apply.", "line": line}
 
 
 def resume_line(state: TelecomState, args: LineArgs) -> dict[str, Any]:
     line = target_line(state.agent_db, args.customer_id, args.line_id)
     if line.status not in ("Suspended", "Pending Activation"):
-        raise ToolError(f"Line {line.line_id} is {line.status}; only a Suspended or Pending Activation line can be resumed.")
+        raise ToolError("Line must be suspended to resume")
     line.status = "Active"
     line.suspension_start_date = None
-    return {"message": f"Line {line.line_id} is active again.", "line": line}
+    return {"message": "Line resumed successfully", "line": line}
 
 
 def enable_roaming(state: TelecomState, args: LineArgs) -> str:
     line = target_line(state.agent_db, args.customer_id, args.line_id)
     if line.roaming_enabled:
-        return f"Roaming was already on for line {line.line_id}; nothing changed."
+        return "Roaming was already enabled"
     line.roaming_enabled = True
-    return f"Roaming is now on for line {line.line_id}."
+    return "Roaming enabled successfully"
 
 
 def disable_roaming(state: TelecomState, args: LineArgs) -> str:
     line = target_line(state.agent_db, args.customer_id, args.line_id)
     if not line.roaming_enabled:
-        return f"Roaming was already off for line {line.line_id}; nothing changed."
+        return "Roaming was already disabled"
     line.roaming_enabled = False
-    return f"Roaming is now off for line {line.line_id}."
+    return "Roaming disabled successfully"
 
 
 def send_payment_request(state: TelecomState, args: PaymentRequestArgs) -> str:
     db = state.agent_db
     customer = find_customer(db, args.customer_id)
-    bills = [b for b in db.bills if b.bill_id in customer.bill_ids]
-    if any(b.status == "Awaiting Payment" for b in bills):
-        raise ToolError(f"Customer {customer.customer_id} already has a bill awaiting payment; it must be paid first.")
+    if awaiting_payment(db, customer):
+        raise ToolError("A bill is already awaiting payment for this customer")
     if args.bill_id not in customer.bill_ids:
-        raise ToolError(f"Bill {args.bill_id} does not belong to customer {customer.customer_id}.")
-    find_bill(db, args.bill_id).status = "Awaiting Payment"
-    return f"A payment request for bill {args.bill_id} was sent to the customer's phone."
+        raise ToolError(f"Bill {args.bill_id} not found for customer {args.customer_id}")
+    bill = find_bill(db, args.bill_id)
+    bill.status = "Awaiting Payment"
+    return f"Payment request sent to the customer for bill {bill.bill_id}"
 
 
 def refuel_data(state: TelecomState, args: RefuelArgs) -> dict[str, Any]:
     db = state.agent_db
     line = target_line(db, args.customer_id, args.line_id)
-    if args.gb_amount <= 0:
-        raise ToolError("The amount of data to add must be positive.")
+    if args.gb_amount <= 0:  # a raw non-number fails here with Python's own TypeError
+        raise ToolError("Refuel amount must be positive")
     plan = find_plan(db, line.plan_id)
     price = plan.data_refueling_price_per_gb
     charge = args.gb_amount * price
     line.data_refueling_gb = line.data_refueling_gb + args.gb_amount
     add_one_time_charge(db, args.customer_id, f"Data refueling: {args.gb_amount} GB at ${price}/GB", charge)
     return {
-        "message": f"Added {args.gb_amount} GB to line {line.line_id} for ${charge:.2f}, charged on the next bill.",
+        "message": f"Successfully added {args.gb_amount} GB of data for line {args.line_id} for ${charge:.2f}",
         "new_data_refueling_gb": line.data_refueling_gb,
         "charge": charge,
     }
@@ -337,6 +348,8 @@ TOOLS: list[Tool] = [
         "suspend_line", "write", SuspendArgs, suspend_line,
         "Suspend one of the customer's Active lines (a $5/month holding fee applies while suspended).",
         touches=("lines.{line_id}",),
+        # the reason is only noted, never stored: any JSON type runs, as in τ²-bench
+        raw_args=frozenset({"customer_id", "line_id", "reason"}),
     ),
     Tool(
         "resume_line", "write", LineArgs, resume_line,
@@ -364,6 +377,8 @@ TOOLS: list[Tool] = [
         "Add data to one of the customer's lines for this cycle; the cost (GB × the plan's price per GB) "
         "is charged on the customer's draft bill.",
         touches=paths.refuel_touches,
+        # a mistyped amount ("2", null, a list) fails its positivity check, as in τ²-bench
+        raw_args=frozenset({"customer_id", "line_id", "gb_amount"}),
     ),
     transfer_tool(
         "Hand the conversation to a human agent, with a short summary of the issue and what was tried."

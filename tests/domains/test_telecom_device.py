@@ -58,8 +58,8 @@ def test_factory_phone_shows_good_signal_until_it_searches(base_state):
 def test_healthy_phone_status_bar_and_speed(base_state):
     env = john(base_state)
     assert user(env, "check_status_bar").content == "Status Bar: 📶⁴ Excellent | 5G | 📱 Data Enabled | 🔋 80%"
-    assert "275.00 Mbps (Excellent)" in user(env, "run_speed_test").content
-    assert user(env, "can_send_mms").content.startswith("Yes")
+    assert user(env, "run_speed_test").content == "Speed Test Result: 275.00 Mbps (Excellent). Connection is very fast."
+    assert user(env, "can_send_mms").content == "Your messaging app can send MMS messages."
 
 
 def test_airplane_mode_drops_service_and_wifi(base_state):
@@ -70,7 +70,8 @@ def test_airplane_mode_drops_service_and_wifi(base_state):
     d = env.db.user_db.device
     assert out.endswith("Status Bar: ✈️ Airplane Mode | 🔋 80%")
     assert (d.network_connection_status, d.wifi_connected, d.wifi_ssid, d.wifi_enabled) == ("no_service", False, None, True)
-    assert "cannot" in user(env, "toggle_wifi").content and d.wifi_enabled
+    assert user(env, "toggle_wifi").content.startswith("Cannot change Wi-Fi settings while Airplane Mode is ON.")
+    assert d.wifi_enabled
     user(env, "toggle_airplane_mode")
     assert d.network_connection_status == "connected"
 
@@ -94,9 +95,15 @@ def test_speed_factors_for_data_saver_and_a_poor_vpn(base_state):
     assert "🔽 Data Saver" in user(env, "check_status_bar").content
     env = john(base_state, setup("user", "break_vpn"))
     assert "27.50 Mbps (Good)" in user(env, "run_speed_test").content
+    assert "'server_performance': <PerformanceLevel.POOR: 'poor'>" in user(env, "check_vpn_status").content
     user(env, "disconnect_vpn")
     user(env, "connect_vpn")
-    assert env.db.user_db.device.vpn_details.server_performance == "excellent"  # no shared VPN object
+    # as in τ²-bench, break_vpn degraded the VPN server itself: reconnecting is still slow ...
+    assert env.db.user_db.device.vpn_details.server_performance == "poor"
+    # ... but only in that session: another phone connects at full speed
+    env = john(base_state)
+    user(env, "connect_vpn")
+    assert env.db.user_db.device.vpn_details.server_performance == "excellent"
 
 
 def test_broken_apn_is_fixed_by_reset_then_reboot(base_state):
@@ -112,18 +119,19 @@ def test_broken_apn_is_fixed_by_reset_then_reboot(base_state):
 
 def test_mms_rules(base_state):
     env = john(base_state, setup("user", "set_wifi_calling", enabled=True, mms_over_wifi=True))
-    assert user(env, "can_send_mms").content.startswith("No")
+    assert user(env, "can_send_mms").content == "Your messaging app cannot send MMS messages."
     user(env, "toggle_wifi_calling")
-    assert user(env, "can_send_mms").content.startswith("Yes")
+    assert user(env, "can_send_mms").content == "Your messaging app can send MMS messages."
     env = john(base_state, setup("user", "remove_app_permission", app_name="messaging", permission="storage"))
-    assert user(env, "can_send_mms").content.startswith("No")
+    assert user(env, "can_send_mms").content == "Your messaging app cannot send MMS messages."
     bad = user(env, "grant_app_permission", app_name="messaging", permission="camera")
     assert not bad.error and bad.content.startswith("Error.")
-    assert user(env, "grant_app_permission", app_name="messaging", permission="STORAGE").content.startswith("Success.")
-    assert user(env, "can_send_mms").content.startswith("Yes")
+    granted = user(env, "grant_app_permission", app_name="messaging", permission="STORAGE").content
+    assert granted.startswith("Success. Permission 'storage' granted to app 'messaging'.\nStatus Bar: ")
+    assert user(env, "can_send_mms").content == "Your messaging app can send MMS messages."
     env = john(base_state, setup("user", "break_apn_mms_setting"))
-    assert "MMSC URL: Not Set" in user(env, "check_apn_settings").content
-    assert user(env, "can_send_mms").content.startswith("No")
+    assert "MMSC URL (for picture messages): Not Set" in user(env, "check_apn_settings").content
+    assert user(env, "can_send_mms").content == "Your messaging app cannot send MMS messages."
 
 
 def test_missing_and_locked_sim(base_state):
@@ -160,10 +168,10 @@ def test_payment_chain_through_sync(base_state):
     db = env.db.agent_db
     new = next(b for b in db.bills if b.bill_id == "B1234321")
     assert (new.status, new.total_due, new.line_items[0].description) == ("Overdue", 65.0, "Charge for line L1002")
-    assert "no payment request" in user(env, "make_payment").content
+    assert user(env, "make_payment").content == "You do not have a payment request."
     agent(env, "send_payment_request", customer_id="C1001", bill_id="B1234321")
-    assert "B1234321: 65.0" in user(env, "check_payment_request").content
-    assert "65.0" in user(env, "make_payment").content
+    assert user(env, "check_payment_request").content == "You have a payment request for bill B1234321 of 65.0 USD."
+    assert user(env, "make_payment").content == "Payment of 65.0 USD has been made for bill B1234321."
     assert new.status == "Paid" and env.db.user_db.surroundings.payment_request is None
     agent(env, "resume_line", customer_id="C1001", line_id="L1002")
     user(env, "reboot_device")
