@@ -91,6 +91,7 @@ def reference_env(domain: str, task: dict[str, Any] | None = None) -> Any:
     agent_db = type(probe.tools.db).model_validate_json(agent_text)
     if user_text is not None:
         env = base(db=agent_db, user_db=type(probe.user_tools.db).model_validate_json(user_text))
+        _own_vpn_profile(env)
     else:
         env = base(db=agent_db)
     if task and task.get("initial_state"):
@@ -98,6 +99,21 @@ def reference_env(domain: str, task: dict[str, Any] | None = None) -> Any:
         state = parsed.initial_state
         env.set_state(state.initialization_data, state.initialization_actions, state.message_history or [])
     return env
+
+
+def _own_vpn_profile(env: Any) -> None:
+    """Give a telecom environment its own copy of the VPN profile `connect_vpn` installs.
+
+    τ²-bench keeps that profile on the user toolkit's class, and its `break_vpn` set-up degrades
+    it in place, so once any task with a broken VPN has been set up, every later `connect_vpn` in
+    the process connects at `poor`. That depends on which tasks ran before, not on the call; each
+    environment here behaves as in a process that runs its task alone (the project keeps the
+    degraded profile per session)."""
+    from tau2.domains.telecom.user_data_model import PerformanceLevel
+
+    tools = env.user_tools
+    fresh = {"server_performance": PerformanceLevel.EXCELLENT}  # what it is before any break_vpn
+    tools.default_vpn_details = type(tools).default_vpn_details.model_copy(update=fresh)
 
 
 @lru_cache(maxsize=None)

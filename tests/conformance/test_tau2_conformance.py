@@ -39,6 +39,24 @@ def test_every_generated_call_answers_as_tau2_bench_does(reference, domain: str)
     )
 
 
+def test_a_vpn_reconnected_after_break_vpn_is_as_slow_as_in_tau2_bench(reference):
+    """One session, several calls: τ²-bench's `break_vpn` degrades the VPN server itself, so a
+    reconnect in the same session stays slow; the suite gives each reference environment its own
+    server (`_own_vpn_profile`), so no other task's set-up leaks in."""
+    from ledger_tui.engine.events import ToolCall
+    from tests.conformance.reference import project_env, reference_env, task_dicts
+
+    index = next(i for i, t in enumerate(task_dicts("telecom"))
+                 if any(a["func_name"] == "break_vpn" for a in t["initial_state"]["initialization_actions"]))
+    ours, theirs = project_env("telecom", index), reference_env("telecom", task_dicts("telecom")[index])
+    for name in ("disconnect_vpn", "connect_vpn", "check_vpn_status", "run_speed_test"):
+        mine = ours.execute(ToolCall(id="c", name=name, arguments={}, requestor="user"))
+        answer = theirs.get_response(reference["Call"](id="c", name=name, arguments={}, requestor="user"))
+        assert (mine.error, mine.content) == (bool(answer.error), answer.content), name
+    assert ours.digests() == (theirs.get_db_hash(), theirs.get_user_db_hash())
+    assert theirs.user_tools.db.device.vpn_details.server_performance.value == "poor"
+
+
 def test_without_the_reference_the_suite_says_how_to_install_it(monkeypatch):
     import builtins
 
