@@ -1,18 +1,35 @@
-"""Grading a finished run as τ²-bench does: DB digest vs the gold actions, communicated facts,
-environment assertions and gold-action matches, multiplied over the task's reward basis."""
+"""Grading a finished run as τ²-bench 26.3 grades it, rule by rule, so `eval` and `grade` agree.
+
+- Gold state (`tau2_gold_digests`): a fresh environment with the task's initial state, then the
+  task's gold actions run one after another with **no sync between them** (τ²-bench calls the
+  tools directly); a gold action that fails is skipped.
+- DB: agent and user digests both equal to the gold state's. A task with neither gold actions nor
+  environment assertions (both absent) passes without a comparison.
+- ENV_ASSERTION: each assertion run on the run's environment, compared with its `assert_value`.
+- COMMUNICATE: each required string inside some non-blank agent text, case folded, commas deleted
+  from the text (not from the string).
+- ACTION: each gold action matches some tool call of the run (agent's or customer's) with the same
+  name and equal compared arguments; `compare_args` absent compares *the call's* arguments, so a
+  call with an argument the gold action lacks does not match, and one missing an argument does.
+- The reward is the product of the components in the task's `reward_basis`; a run that did not end
+  with `agent_stop` or `user_stop` scores 0. NL assertions need a judge and are not scored.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Iterable
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine.events import AssistantMessage, Event, Refusal, ToolCallProposed
-from ledger_tui.engine.gold import gold_digests
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.events import AssistantMessage, Event, Refusal, ToolCall, ToolCallProposed
+from ledger_tui.engine.gold import fresh_environment
+from ledger_tui.engine.tasks import Action, Task
 
 PASSING_TERMINATIONS = ("agent_stop", "user_stop")
+COMPONENTS = ("DB", "COMMUNICATE", "ENV_ASSERTION", "ACTION", "NL_ASSERTION")
 
 
 @dataclass
@@ -30,48 +47,106 @@ class Grade:
         return asdict(self)
 
 
-def communicated(required: Iterable[str], events: Iterable[Event]) -> dict[str, bool]:
-    """Each required string must occur in some non-blank assistant text, commas removed, any case."""
-    texts = [
-        e.text.replace(",", "").lower()
-        for e in events
-        if isinstance(e, (AssistantMessage, Refusal)) and e.text.strip()
+# ----------------------------------------------------------------------------- the rules
+
+
+def communicated(required: Iterable[str], texts: Iterable[Any]) -> dict[str, bool]:
+    """Each required string must occur in some non-blank agent text, commas removed from the text,
+    any case. `texts` are strings, or events (the agent's messages and refusals are read)."""
+    said = []
+    for t in texts:
+        if isinstance(t, (AssistantMessage, Refusal)):
+            t = t.text
+        if isinstance(t, str) and t.strip():
+            said.append(t.lower().replace(",", ""))
+    return {info: any(info.lower() in s for s in said) for info in required}
+
+
+def action_matches(actions: Iterable[Action], calls: list[ToolCall]) -> list[dict[str, Any]]:
+    """τ²-bench's `compare_with_tool_call` for each gold action against every call of the run."""
+
+    def match(action: Action, call: ToolCall) -> bool:
+        if call.name != action.name:
+            return False
+        keys = list(call.arguments) if action.compare_args is None else action.compare_args
+        if not keys:
+            return True
+        return {k: v for k, v in call.arguments.items() if k in keys} == {
+            k: v for k, v in action.arguments.items() if k in keys
+        }
+
+    return [
+        {"action": a.name, "arguments": a.arguments, "matched": any(match(a, c) for c in calls)} for a in actions
     ]
-    return {info: any(info.lower() in t for t in texts) for info in required}
 
 
-def _action_matches(task: Task, events: list[Event]) -> list[dict[str, Any]]:
-    calls = [e.call for e in events if isinstance(e, ToolCallProposed)]
-    out = []
-    for action in task.gold_actions:
-        keys = action.compare_args if action.compare_args is not None else list(action.arguments)
-        hit = any(
-            c.name == action.name and all(c.arguments.get(k) == action.arguments.get(k) for k in keys) for c in calls
-        )
-        out.append({"action": action.name, "arguments": action.arguments, "matched": hit})
-    return out
+_GOLD: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+
+
+def tau2_gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -> tuple[str, str | None]:
+    """Digests of the gold state as τ²-bench builds it: initial state (with sync), then the gold
+    actions with no sync between or after them; failing ones change nothing. Cached per process."""
+    source = Path(db_path or domain.db_override or domain.db_path)
+    stamp = source.stat().st_mtime_ns if source.exists() else 0
+    key = (domain.name, str(source), stamp, task.model_dump_json())
+    cached = _GOLD.get(key)
+    if cached is None:
+        env = fresh_environment(domain, task, db_path)
+        direct = Environment(dataclasses.replace(domain, sync=None), db=env.db)
+        for i, action in enumerate(task.gold_actions):
+            direct.execute(
+                ToolCall(id=f"gold_{i}", name=action.name, arguments=action.arguments, requestor=action.requestor)
+            )
+        cached = _GOLD[key] = domain.digests(env.db)
+    return cached
+
+
+def db_matches(domain: Domain, task: Task, digests: tuple[str, str | None]) -> bool:
+    criteria = task.evaluation_criteria
+    if criteria.actions is None and criteria.env_assertions is None:
+        return True  # τ²-bench: nothing to compare with, the check passes
+    return tau2_gold_digests(domain, task) == digests
+
+
+def assertions_met(domain: Domain, db: Any, assertions: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each assertion with `met` (None when the domain cannot check assertions), and notes."""
+    checked, notes = [], []
+    checker = domain.check_assertion
+    for a in assertions:
+        if checker is None:
+            checked.append({**a, "met": None})
+            continue
+        try:
+            met = bool(checker(db, a))  # the hook compares with assert_value itself
+        except Exception as exc:  # τ²-bench would stop grading here; counted as not met
+            notes.append(f"assertion {a.get('func_name')} failed to run: {exc}")
+            met = False
+        checked.append({**a, "met": met})
+    if any(a["met"] is None for a in checked):
+        notes.append(f"domain {domain.name} cannot check environment assertions; they are not scored.")
+    return checked, notes
+
+
+def reward_of(basis: Iterable[str], components: dict[str, float]) -> float:
+    reward = 1.0
+    for b in basis:
+        reward *= components.get(b, 1.0)
+    return reward
+
+
+# ----------------------------------------------------------------------------- a live run
 
 
 def grade_run(domain: Domain, task: Task, env: Environment, events: list[Event], termination: str) -> Grade:
     basis = task.evaluation_criteria.reward_basis or ["DB", "COMMUNICATE"]
+    criteria = task.evaluation_criteria
     grade = Grade(reward=0.0, termination=termination)
-    gold_agent, gold_user = gold_digests(domain, task)
-    agent_digest, user_digest = env.digests()
-    grade.db_match = gold_agent == agent_digest and gold_user == user_digest
-    grade.communicate = communicated(task.evaluation_criteria.communicate_info or [], events)
-    grade.action_matches = _action_matches(task, events)
-    assertions = task.evaluation_criteria.env_assertions or []
-    checker = getattr(domain, "check_assertion", None)
-    for a in assertions:
-        if checker is None:
-            grade.env_assertions.append({**a, "met": None})
-            continue
-        try:
-            met = bool(checker(env.db, a))  # the hook compares with assert_value itself
-        except Exception as exc:  # an assertion that cannot run counts as not met
-            grade.notes.append(f"assertion {a.get('func_name')} failed to run: {exc}")
-            met = False
-        grade.env_assertions.append({**a, "met": met})
+    grade.db_match = db_matches(domain, task, env.digests())
+    grade.communicate = communicated(criteria.communicate_info or [], events)
+    calls = [e.call for e in events if isinstance(e, ToolCallProposed)]
+    grade.action_matches = action_matches(task.gold_actions, calls)
+    grade.env_assertions, notes = assertions_met(domain, env.db, criteria.env_assertions or [])
+    grade.notes.extend(notes)
     components = {
         "DB": 1.0 if grade.db_match else 0.0,
         "COMMUNICATE": 1.0 if all(grade.communicate.values()) else 0.0,
@@ -79,13 +154,9 @@ def grade_run(domain: Domain, task: Task, env: Environment, events: list[Event],
         "ACTION": 1.0 if all(m["matched"] for m in grade.action_matches) else 0.0,
         "NL_ASSERTION": 1.0,
     }
-    if "NL_ASSERTION" in basis and task.evaluation_criteria.nl_assertions:
+    if "NL_ASSERTION" in basis and criteria.nl_assertions:
         grade.notes.append("NL assertions need an LLM judge and are not scored here (counted as met).")
-    if any(a["met"] is None for a in grade.env_assertions):
-        grade.notes.append(f"domain {domain.name} cannot check environment assertions; they are not scored.")
     grade.breakdown = {b: components.get(b, 1.0) for b in basis}
-    reward = 1.0
-    for value in grade.breakdown.values():
-        reward *= value
+    reward = reward_of(basis, components)
     grade.reward = reward if termination in PASSING_TERMINATIONS else 0.0
     return grade

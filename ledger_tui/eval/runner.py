@@ -21,11 +21,11 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ModelError, TransientModelError
 from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, ToolResult
 from ledger_tui.engine.fold import SessionState, fold
-from ledger_tui.engine.gold import fresh_environment, gold_digests, run_gold
+from ledger_tui.engine.gold import fresh_environment, run_gold
 from ledger_tui.engine.models import Model, ModelTurn
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Task
-from ledger_tui.eval.grade import grade_run
+from ledger_tui.eval.grade import grade_run, tau2_gold_digests
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 
 GREETING = "Hi! How can I help you today?"
@@ -296,7 +296,7 @@ async def run_eval(
     # allocating, each full collection would otherwise rescan every record of the database, a
     # pause of ~0.1 s for all of them. (Garbage frozen with it is collected after the run.)
     for task in {t.id: t for t, _, _ in todo}.values():
-        gold_digests(config.domain, task)
+        tau2_gold_digests(config.domain, task)
     gc.freeze()
     pending: list[asyncio.Task[None]] = []
     try:
