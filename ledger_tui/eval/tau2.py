@@ -74,6 +74,11 @@ def domain_folder(name: str, folder: Path) -> Path:
     if not folder.is_dir():
         raise Tau2Error(f"{folder} is not a folder; pass τ²-bench's data/tau2 folder (or data/tau2/domains/{name}) to --tau2-data.")
     if _is_domain_folder(folder):
+        other = folder.name if folder.name in set(DOMAIN_NAMES.values()) - {name} else None
+        if other:
+            raise Tau2Error(
+                f"{folder} is τ²-bench's {other} folder, not {name}'s; pass {folder.parent / name} or the data root."
+            )
         return folder
     for candidate in (folder / name, folder / "domains" / name, folder / "tau2" / "domains" / name):
         if candidate.is_dir():

@@ -111,3 +111,10 @@ def test_eval_runs_tau2s_data_root_with_a_split(tmp_path: Path):
 
     policy = (root / "domains/retail/policy.md").read_text(encoding="utf-8")
     assert first["policy_digest"] == hashlib.sha256(policy.encode()).hexdigest()
+
+
+def test_another_domains_folder_is_one_sentence():
+    airline = tau2_root() / "domains" / "airline"
+    out = cli("tasks", "retail", "--tau2-data", str(airline))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "is τ²-bench's airline folder, not retail's" in out.stderr
