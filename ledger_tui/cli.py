@@ -40,6 +40,37 @@ def _default_out(domain: str, stem: str) -> Path:
     return Path("sessions") / "runs" / f"{domain}-{stem}-{stamp}.jsonl"
 
 
+# Options of a real model server, shared by `play` and `eval` (see "Real model servers" in the README)
+TIMEOUT_HELP = "Seconds one model call may take before it counts as a timeout."
+RETRIES_HELP = "Further attempts after a transient failure (rate limit, 5xx, timeout); the SDK itself never resends."
+MAX_TOKENS_HELP = "Completion cap per model call (0: none); sent as max_completion_tokens to OpenAI, max_tokens elsewhere."
+TEMPERATURE_HELP = "Sampling temperature; not sent unless set (some models refuse it)."
+EXTRA_BODY_HELP = "A JSON object merged into every request, for server-specific fields, e.g. '{\"top_k\": 20}'."
+CONTEXT_WINDOW_HELP = "The model's context window in tokens (default: asked of the server; unknown: nothing is folded)."
+LEDGER_AT_HELP = "Where the task state goes in the prompt: customer (before the latest customer message), end, or system."
+
+
+def _client_options(timeout: float, retries: int, max_tokens: int, temperature: Optional[float], extra_body: Optional[str]):
+    from ledger_tui.engine.models import ClientOptions, parse_extra_body
+
+    if timeout <= 0:
+        raise LedgerTuiError("--timeout must be a positive number of seconds.")
+    return ClientOptions(
+        timeout=timeout, retries=max(0, retries), max_tokens=max_tokens or None, temperature=temperature,
+        extra_body=parse_extra_body(extra_body),
+    )
+
+
+def _session_options(context_window: Optional[int], ledger_at: str) -> dict:
+    from ledger_tui.engine.prompt import LEDGER_AT
+
+    if ledger_at not in LEDGER_AT:
+        raise LedgerTuiError(f"Unknown --ledger-at {ledger_at!r}; choose one of: {', '.join(LEDGER_AT)}.")
+    if context_window is not None and context_window <= 0:
+        raise LedgerTuiError("--context-window must be a positive number of tokens.")
+    return {"context_window": context_window, "ledger_at": ledger_at}
+
+
 def _check_mode(mode: str) -> str:
     if mode not in MODES:
         raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -272,22 +303,31 @@ def play(
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: sessions/)."),
     no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
+    timeout: float = typer.Option(120.0, "--timeout", help=TIMEOUT_HELP),
+    retries: int = typer.Option(2, "--retries", help=RETRIES_HELP),
+    max_tokens: int = typer.Option(2048, "--max-tokens", help=MAX_TOKENS_HELP),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help=TEMPERATURE_HELP),
+    extra_body: Optional[str] = typer.Option(None, "--extra-body", help=EXTRA_BODY_HELP),
+    context_window: Optional[int] = typer.Option(None, "--context-window", help=CONTEXT_WINDOW_HELP),
+    ledger_at: str = typer.Option("customer", "--ledger-at", help=LEDGER_AT_HELP),
 ) -> None:
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os
 
     from domains import load_domain
-    from ledger_tui.engine.models import OpenAIModel
+    from ledger_tui.engine.models import OpenAIModel, RetryingModel
 
     _check_mode(mode)
+    options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
+    session_options = _session_options(context_window, ledger_at)
     d = load_domain(domain)
     agent_model = None
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
-        agent_model = OpenAIModel(model=model, base_url=base_url, api_key=api_key)
+        agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
     out = out or _default_out(d.name, "play")
     from ledger_tui.ui.launch import play as launch_play
 
-    launch_play(d, agent_model, mode, db, out)
+    launch_play(d, agent_model, mode, db, out, session_options)
 
 
 @app.command()
@@ -321,6 +361,13 @@ def eval_command(
     task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
     out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
     max_turns: int = typer.Option(30, "--max-turns", help="Customer turns before a run is cut off."),
+    timeout: float = typer.Option(120.0, "--timeout", help=TIMEOUT_HELP),
+    retries: int = typer.Option(2, "--retries", help=RETRIES_HELP),
+    max_tokens: int = typer.Option(2048, "--max-tokens", help=MAX_TOKENS_HELP),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help=TEMPERATURE_HELP),
+    extra_body: Optional[str] = typer.Option(None, "--extra-body", help=EXTRA_BODY_HELP),
+    context_window: Optional[int] = typer.Option(None, "--context-window", help=CONTEXT_WINDOW_HELP),
+    ledger_at: str = typer.Option("customer", "--ledger-at", help=LEDGER_AT_HELP),
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
@@ -332,6 +379,8 @@ def eval_command(
         _check_mode(m)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
+    options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
+    session_options = _session_options(context_window, ledger_at)
     d, all_tasks = tau2_domain(domain, tau2_data, split, task_file)
     chosen = select_tasks(all_tasks, tasks)
     agent_factory = user_factory = None
@@ -339,15 +388,17 @@ def eval_command(
         OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key)  # fail now if no key/endpoint
 
         def agent_factory():
-            return RetryingModel(OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key))
+            return RetryingModel(OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
 
         def user_factory():
-            return RetryingModel(OpenAIModel(model=user_model or agent_model, base_url=base_url, api_key=api_key))
+            return RetryingModel(
+                OpenAIModel(model=user_model or agent_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1
+            )
 
     config = EvalConfig(
         domain=d, tasks=chosen, modes=list(mode), trials=trials, out=out, agent=agent,
         agent_model=agent_factory, user_model=user_factory, concurrency=concurrency,
-        compact=compact, max_turns=max_turns,
+        compact=compact, max_turns=max_turns, session_options=session_options,
     )
     total = len(chosen) * trials * len(mode)
     from ledger_tui.eval.runner import load_results
@@ -375,12 +426,34 @@ def eval_command(
         json.dumps([s.__dict__ for s in summaries], indent=2, default=str) + "\n", encoding="utf-8"
     )
     typer.echo(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
-    if failed:
-        typer.echo(
-            f"warning: {len(failed)} of {len(fresh)} runs stopped on a model failure (first: {failed[0].error}); "
-            "infrastructure errors are left out of pass^k and run again when you resume.",
-            err=True,
+    for line in _failure_words(fresh):
+        typer.echo(line, err=True)
+
+
+def _failure_words(fresh: list) -> list[str]:
+    """What the runs that stopped on a model failure count for, and exactly what a resume redoes."""
+    infra = [r for r in fresh if r.infrastructure_error]
+    overflow = [r for r in fresh if r.context_window_exceeded]
+    other = [r for r in fresh if r.error and not r.infrastructure_error and not r.context_window_exceeded]
+    lines = []
+    if infra:
+        lines.append(
+            f"warning: {plural(len(infra), 'run')} ended in an infrastructure error (first: {infra[0].error}); "
+            f"they are left out of pass^k, and running the same command again redoes exactly these {len(infra)}."
         )
+    if overflow:
+        lines.append(
+            f"warning: {plural(len(overflow), 'run')} outgrew the model's context window (first: {overflow[0].error}); "
+            "they count as failures in pass^k, as τ²-bench counts agent errors, and a resume does not redo them."
+        )
+    if other:
+        lines.append(
+            f"warning: {plural(len(other), 'run')} stopped on a model failure (first: {other[0].error}); "
+            "they count as failures in pass^k and a resume does not redo them."
+        )
+    if not infra and (overflow or other):
+        lines.append("warning: running the same command again redoes nothing; use a new --out to run them again.")
+    return lines
 
 
 async def _eval_with_progress(config, total: int):

@@ -18,6 +18,8 @@ one or more failure classes, each with a one-line finding that points at what ha
   any case: τ²-bench's rule), for tasks whose reward counts COMMUNICATE;
 - **transfer to a human**: the agent called `transfer_to_human_agents` and the gold actions do not;
 - **infrastructure error**: the run ended in `infrastructure_error` (it says nothing of the agent);
+- **context window exceeded**: the prompt outgrew the model's context window even folded, and the
+  run ended there (`context_window_exceeded`);
 - **unknown task**: the run names a task the task file does not have;
 - **unclassified**: none of the above; the finding repeats what the grade recorded.
 
@@ -70,11 +72,13 @@ GATE_STOPS = (GATE_VIOLATION, GATE_NEEDS_READ)
 MISSING_FACT = "missing communicated fact"
 TRANSFER = "transfer to a human"
 INFRASTRUCTURE = "infrastructure error"
+CONTEXT_WINDOW = "context window exceeded"
 UNKNOWN_TASK = "unknown task"
 UNCLASSIFIED = "unclassified"
 
 PRECEDENCE: tuple[str, ...] = (
     INFRASTRUCTURE,
+    CONTEXT_WINDOW,
     UNKNOWN_TASK,
     EXTRA_WRITE,
     GATE_VIOLATION,
@@ -359,6 +363,8 @@ def classify(
     findings: list[Finding] = []
     if termination == "infrastructure_error":
         findings.append(Finding(INFRASTRUCTURE, "the run ended in an infrastructure error (model or network), not an agent fault"))
+    if termination == "context_window_exceeded":
+        findings.append(Finding(CONTEXT_WINDOW, "the prompt outgrew the model's context window, even folded; the run ended there"))
     if task is None:
         findings.append(Finding(UNKNOWN_TASK, "the task file has no task with this id"))
     else:
@@ -652,6 +658,8 @@ def _without_trajectory(termination: str | None, grade: dict[str, Any] | None, t
     findings = []
     if termination == "infrastructure_error":
         findings.append(Finding(INFRASTRUCTURE, "the run ended in an infrastructure error (model or network), not an agent fault"))
+    if termination == "context_window_exceeded":
+        findings.append(Finding(CONTEXT_WINDOW, "the prompt outgrew the model's context window, even folded; the run ended there"))
     if not task_known:
         findings.append(Finding(UNKNOWN_TASK, "the task file has no task with this id"))
     if not findings:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.errors import ModelError, TransientModelError
+from ledger_tui.engine.errors import ContextWindowExceededError, ModelError, TransientModelError
 from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, ToolResult
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, run_gold
@@ -29,23 +29,10 @@ from ledger_tui.eval.grade import grade_run, tau2_gold_digests
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 
 GREETING = "Hi! How can I help you today?"
+# A run whose prompt outgrew the model's context window: graded (reward 0) and counted in pass^k,
+# as τ²-bench counts agent errors, and not redone on resume: the same model would overflow again.
+CONTEXT_WINDOW_EXCEEDED = "context_window_exceeded"
 RESULTS = "results.jsonl"
-
-
-class _Watched:
-    """Remembers the last error of a model so the harness can tell infrastructure from agent faults."""
-
-    def __init__(self, inner: Model) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.last_error: Exception | None = None
-
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
-        try:
-            return await self.inner.complete(messages, tools)
-        except Exception as exc:
-            self.last_error = exc
-            raise
 
 
 @dataclass
@@ -75,6 +62,10 @@ class TrialResult:
     @property
     def infrastructure_error(self) -> bool:
         return self.termination == "infrastructure_error"
+
+    @property
+    def context_window_exceeded(self) -> bool:
+        return self.termination == CONTEXT_WINDOW_EXCEEDED
 
     @property
     def passed(self) -> bool:
@@ -111,14 +102,14 @@ async def run_llm_trial(
     *,
     compact: bool = False,
     max_turns: int = 30,
+    session_options: dict[str, Any] | None = None,
 ) -> TrialResult:
     started = time.perf_counter()
-    agent = _Watched(agent_model)
-    user = _Watched(user_model)
     session = Session(
-        domain, agent, mode, env=fresh_environment(domain, task), out=out, task_id=task.id, compact=compact  # type: ignore[arg-type]
+        domain, agent_model, mode, env=fresh_environment(domain, task), out=out, task_id=task.id, compact=compact,  # type: ignore[arg-type]
+        **(session_options or {}),
     )
-    sim = UserSimulator(user, task, domain)
+    sim = UserSimulator(user_model, task, domain)
     termination = "max_steps"
     error: str | None = None
     await drain(session.start())
@@ -149,13 +140,17 @@ async def run_llm_trial(
                 termination = "user_stop"
                 break
             mark = len(session.events)
-            agent.last_error = None
+            session.last_model_error = None
             await drain(session.user_says(text))
-            if agent.last_error is not None:
-                termination = (
-                    "infrastructure_error" if isinstance(agent.last_error, TransientModelError) else "agent_error"
-                )
-                error = f"agent: {agent.last_error}"
+            if session.last_model_error is not None:
+                failure = session.last_model_error
+                if isinstance(failure, ContextWindowExceededError):
+                    termination = CONTEXT_WINDOW_EXCEEDED
+                elif isinstance(failure, TransientModelError):
+                    termination = "infrastructure_error"
+                else:
+                    termination = "agent_error"
+                error = f"agent: {failure}"
                 break
             reply = _agent_text_since(session.events, mark)
             if "###STOP###" in reply:
@@ -221,6 +216,7 @@ class EvalConfig:
     concurrency: int = 4
     compact: bool = False
     max_turns: int = 30
+    session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at
 
 
 def load_results(out: Path) -> list[TrialResult]:
@@ -281,6 +277,7 @@ async def run_eval(
                     out,
                     compact=config.compact,
                     max_turns=config.max_turns,
+                    session_options=config.session_options,
                 )
         async with lock:
             results.append(result)

@@ -107,6 +107,7 @@ def make_app(
     step: int | None = None,
     keymap: Mapping[str, str] | None = None,
     folder: Path | None = None,
+    session_options: Mapping[str, Any] | None = None,
 ) -> LedgerWorkbench:
     """Build the workbench: browse when `folder` is given, replay when `trajectory` (or `events`)
     is given, else live play.
@@ -132,5 +133,5 @@ def make_app(
     if session is None:
         if domain is None:
             raise LedgerTuiError("Play needs a domain; pass --domain (see `ledger-tui domains`).")
-        session = Session(domain, model or NoModel(), mode, db_path=db_path, out=out)  # type: ignore[arg-type]
+        session = Session(domain, model or NoModel(), mode, db_path=db_path, out=out, **(session_options or {}))  # type: ignore[arg-type]
     return LedgerWorkbench(PlayScreen(session, has_model=not isinstance(session.model, NoModel)), keymap)

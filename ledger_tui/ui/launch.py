@@ -8,11 +8,14 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.models import Model
 
 
-def play(domain: Domain, model: Model | None, mode: str, db_path: Path | None, out: Path) -> None:
-    """Live play against `domain`; `model=None` means the operator acts as the agent with /call."""
+def play(
+    domain: Domain, model: Model | None, mode: str, db_path: Path | None, out: Path, session_options: dict | None = None
+) -> None:
+    """Live play against `domain`; `model=None` means the operator acts as the agent with /call.
+    `session_options` go to the Session (`context_window`, `ledger_at`)."""
     from ledger_tui.ui.app import make_app
 
-    make_app(domain=domain, model=model, mode=mode, db_path=db_path, out=out).run()
+    make_app(domain=domain, model=model, mode=mode, db_path=db_path, out=out, session_options=session_options).run()
 
 
 def replay(path: Path, step: int | None) -> None:

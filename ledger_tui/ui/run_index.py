@@ -29,6 +29,7 @@ SHORT_CLASS = {
     "missing communicated fact": "missing fact",
     "transfer to a human": "transfer",
     "infrastructure error": "infra error",
+    "context window exceeded": "context full",
     "unknown task": "unknown task",
     "unclassified": "unclassified",
 }

@@ -229,3 +229,19 @@ def test_tasks_lists_the_ids_eval_accepts():
     assert first[0] == "airline_01_cancel_recent_booking" and first[-1] == "cancel_reservation"
     assert any(line.split()[0] == "airline_15_refuse_cancel_uninsured_economy" and "refuse cancel_reservation (BLOCK)" in line for line in lines)
     assert "Unknown domain" in one_sentence_error(cli("tasks", "nowhere"))
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--extra-body", "{top_k: 20}"], "--extra-body is not valid JSON"),
+        (["--extra-body", "[1, 2]"], "--extra-body must be a JSON object"),
+        (["--ledger-at", "middle"], "choose one of: customer, end, system"),
+        (["--timeout", "0"], "--timeout must be a positive number"),
+        (["--context-window", "-5"], "--context-window must be a positive number"),
+    ],
+)
+def test_bad_server_options_are_one_sentence(tmp_path: Path, flags: list[str], words: str):
+    out = cli("eval", "--domain", "airline", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "e"), *flags)
+    assert words in one_sentence_error(out)
+    assert not (tmp_path / "e").exists(), "nothing is written before the options are checked"

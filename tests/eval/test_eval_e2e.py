@@ -147,3 +147,35 @@ async def test_timeouts_and_malformed_replies_are_handled(toy_domain, tmp_path):
     errors = [e for e in l1 if e.type == "tool_result" and "not valid JSON" in e.content]
     assert len(errors) == 1 and by_task["renew-L1"].termination == "user_stop"
     assert by_task["renew-L1"].reward == 0.0 and by_task["renew-L1"].revise == 1
+
+
+async def test_a_prompt_that_outgrows_the_context_window_ends_the_run_counted_and_not_redone(toy_domain, tmp_path):
+    """The server says the prompt is too long: the run ends as context_window_exceeded (reward 0),
+    counts in pass^k as τ²-bench counts agent errors, gets its own failure class, and a resume
+    leaves it alone."""
+    said = "request (8273 tokens) exceeds the available context size (8192 tokens), try increasing it"
+
+    def small_window(request):
+        if request["messages"][0]["role"] == "system" and "renew loan L2" in json.dumps(request["messages"]) and request.get("tools") and any(
+            t["function"]["name"] == "renew_loan" for t in request["tools"]
+        ):
+            return {"status": 400, "body": {"error": {"code": 400, "message": said, "type": "exceed_context_size_error"}}}
+        return play_both(request)
+
+    with LoopbackServer(small_window) as server:
+        cfg = config(toy_domain, server, tmp_path, modes=("full",), attempts=3)
+        results = await run_eval(cfg)
+        over = [r for r in results if r.termination == "context_window_exceeded"]
+        assert len(over) == 4 and all(r.task_id == "renew-L2" and r.reward == 0.0 for r in over)
+        assert said in over[0].error
+        before = len(server.requests)
+        again = await run_eval(cfg)
+        assert len(server.requests) == before, "a resume does not redo runs that outgrew the window"
+    summary = summarize(again)[0]
+    assert summary.infrastructure_errors == 0 and summary.tasks == 2 and summary.pass_k[1] == 0.5
+
+    from ledger_tui.eval.report import CONTEXT_WINDOW, build_report
+
+    report = build_report(tmp_path)
+    primaries = {r.task_id: r.classification.primary for r in report.runs if r.classification is not None}
+    assert primaries["renew-L2"] == CONTEXT_WINDOW
