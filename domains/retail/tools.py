@@ -5,8 +5,17 @@ step, including the quirks a digest can see (tau2-compat §3): "pending" means e
 for cancelling and item changes but any status containing "pending" for address and payment
 changes; item modification stores an unrounded price difference and copies the *last* new variant's
 price and options onto every changed item; an exchange accepts an item swapped for itself; request
-lists are stored sorted; gift-card balances are re-rounded to cents after every change. Errors are
-fixed short phrases that echo no id (except the per-item "<id> not found").
+lists are stored sorted; gift-card balances are re-rounded to cents after every change.
+
+The texts the model reads are τ²-bench's, word for word: capitalised fixed sentences that echo no
+id ("Order not found", "Payment method should be the original payment method"), except the
+per-item ones ("Number of <id> not found." in an exchange, "<id> not found" in a modification,
+"New item <id> not found or available"). Arguments run as τ²-bench's unchecked Python runs them:
+a mistyped id or list fails where Python fails ("unhashable type: 'list'", "'dict' object has no
+attribute 'count'"), a lookup name that is not text fails on `.lower()`, a mistyped address field
+fails building the address record (pydantic's message), a mistyped cancel reason is an invalid or
+unhashable reason. None of them can store a value of the wrong type, so no retail argument is
+refused as mistyped.
 
 What the tools do *not* enforce (exact `pending` for address/payment, new ≠ old in exchanges,
 reasons stated by the customer, ownership) is the policy gate's job, in `predicates.py`.
@@ -15,7 +24,6 @@ reasons stated by the customer, ownership) is the policy gate's job, in `predica
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
@@ -24,7 +32,18 @@ from ledger_tui.engine.domain import Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
 from . import paths
-from .schema import CANCEL_REASONS, GiftCard, Order, OrderPayment, RetailDB, User, UserAddress, Variant
+from .schema import (
+    CANCEL_REASONS,
+    GiftCard,
+    Order,
+    OrderItem,
+    OrderPayment,
+    Product,
+    RetailDB,
+    User,
+    UserAddress,
+    Variant,
+)
 
 
 class Args(BaseModel):
@@ -106,48 +125,55 @@ class ReturnArgs(Args):
     payment_method_id: str
 
 
+# a set, as τ²-bench checks the reason against one: an unhashable reason fails as Python fails
+_REASONS = frozenset(CANCEL_REASONS)
+
+
 # ---------------------------------------------------------------- shared lookups
 def _order(db: RetailDB, order_id: str) -> Order:
-    order = db.orders.get(order_id)
-    if order is None:
-        raise ToolError("order not found")
-    return order
+    if order_id not in db.orders:
+        raise ToolError("Order not found")
+    return db.orders[order_id]
 
 
 def _user(db: RetailDB, user_id: str) -> User:
-    user = db.users.get(user_id)
-    if user is None:
-        raise ToolError("user not found")
-    return user
+    if user_id not in db.users:
+        raise ToolError("User not found")
+    return db.users[user_id]
 
 
 def _payment_method(db: RetailDB, user_id: str, payment_method_id: str) -> Any:
-    method = _user(db, user_id).payment_methods.get(payment_method_id)
-    if method is None:
-        raise ToolError("payment method not found")
-    return method
+    methods = _user(db, user_id).payment_methods
+    if payment_method_id not in methods:
+        raise ToolError("Payment method not found")
+    return methods[payment_method_id]
+
+
+def _product(db: RetailDB, product_id: str) -> Product:
+    if product_id not in db.products:
+        raise ToolError("Product not found")
+    return db.products[product_id]
 
 
 def _variant(db: RetailDB, product_id: str, item_id: str) -> Variant:
-    product = db.products.get(product_id)
-    if product is None:
-        raise ToolError("product not found")
-    variant = product.variants.get(item_id)
-    if variant is None:
-        raise ToolError("variant not found")
-    return variant
+    variants = _product(db, product_id).variants
+    if item_id not in variants:
+        raise ToolError("Variant not found")
+    return variants[item_id]
 
 
 def _check_counts(order: Order, item_ids: list[str], error: Callable[[str], str]) -> None:
-    """Each id may be asked for at most as many times as the order holds it."""
-    held = Counter(item.item_id for item in order.items)
-    asked = Counter(item_ids)
+    """Each id may be asked for at most as many times as the order holds it (counted on the
+    arguments as given: a mistyped list fails as Python fails on it)."""
+    held = [item.item_id for item in order.items]
     for item_id in item_ids:
-        if asked[item_id] > held[item_id]:
+        if item_ids.count(item_id) > held.count(item_id):
             raise ToolError(error(item_id))
 
 
 def _address(args: OrderAddressArgs | UserAddressArgs) -> UserAddress:
+    """The address record, built from the arguments as given (a field that is not text fails with
+    pydantic's message, as in τ²-bench)."""
     return UserAddress(
         address1=args.address1,
         address2=args.address2,
@@ -160,23 +186,23 @@ def _address(args: OrderAddressArgs | UserAddressArgs) -> UserAddress:
 
 # ---------------------------------------------------------------- reads
 def find_user_id_by_email(db: RetailDB, args: EmailArgs) -> str:
-    wanted = args.email.lower()
     for user_id, user in db.users.items():
-        if user.email.lower() == wanted:
+        if user.email.lower() == args.email.lower():
             return user_id
-    raise ToolError("user not found")
+    raise ToolError("User not found")
 
 
 def find_user_id_by_name_zip(db: RetailDB, args: NameZipArgs) -> str:
-    first, last = args.first_name.lower(), args.last_name.lower()
+    """Compared per user, first name, then last name, then zip: a mistyped last name fails only
+    once some first name matches, a mistyped zip never matches."""
     for user_id, user in db.users.items():
         if (
-            user.name.first_name.lower() == first
-            and user.name.last_name.lower() == last
+            user.name.first_name.lower() == args.first_name.lower()
+            and user.name.last_name.lower() == args.last_name.lower()
             and user.address.zip == args.zip
         ):
             return user_id
-    raise ToolError("user not found")
+    raise ToolError("User not found")
 
 
 def get_user_details(db: RetailDB, args: UserIdArgs) -> User:
@@ -187,39 +213,35 @@ def get_order_details(db: RetailDB, args: OrderIdArgs) -> Order:
     return _order(db, args.order_id)
 
 
-def get_product_details(db: RetailDB, args: ProductIdArgs) -> Any:
-    product = db.products.get(args.product_id)
-    if product is None:
-        raise ToolError("product not found")
-    return product
+def get_product_details(db: RetailDB, args: ProductIdArgs) -> Product:
+    return _product(db, args.product_id)
 
 
 def get_item_details(db: RetailDB, args: ItemIdArgs) -> Variant:
     for product in db.products.values():
-        variant = product.variants.get(args.item_id)
-        if variant is not None:
-            return variant
-    raise ToolError("item not found")
+        if args.item_id in product.variants:
+            return product.variants[args.item_id]
+    raise ToolError("Item not found")
 
 
 def list_all_product_types(db: RetailDB, args: NoArgs) -> str:
     catalog = {product.name: product.product_id for product in db.products.values()}
-    return json.dumps(dict(sorted(catalog.items())))
+    return json.dumps(catalog, sort_keys=True)
 
 
 # ---------------------------------------------------------------- writes
 def cancel_pending_order(db: RetailDB, args: CancelArgs) -> Order:
     order = _order(db, args.order_id)
     if order.status != "pending":
-        raise ToolError("non-pending order cannot be cancelled")
-    if args.reason not in CANCEL_REASONS:
-        raise ToolError("invalid reason")
+        raise ToolError("Non-pending order cannot be cancelled")
+    if args.reason not in _REASONS:
+        raise ToolError("Invalid reason")
     refunds = []
     # Every history entry is refunded, earlier refunds included (a τ²-bench quirk kept on purpose).
     for payment in order.payment_history:
         method = _payment_method(db, order.user_id, payment.payment_method_id)
         refunds.append(
-            OrderPayment(transaction_type="refund", amount=payment.amount, payment_method_id=method.id)
+            OrderPayment(transaction_type="refund", amount=payment.amount, payment_method_id=payment.payment_method_id)
         )
         if isinstance(method, GiftCard):
             method.balance = round(method.balance + payment.amount, 2)
@@ -232,7 +254,7 @@ def cancel_pending_order(db: RetailDB, args: CancelArgs) -> Order:
 def modify_pending_order_address(db: RetailDB, args: OrderAddressArgs) -> Order:
     order = _order(db, args.order_id)
     if "pending" not in order.status:
-        raise ToolError("non-pending order cannot be modified")
+        raise ToolError("Non-pending order cannot be modified")
     order.address = _address(args)
     return order
 
@@ -246,20 +268,20 @@ def modify_user_address(db: RetailDB, args: UserAddressArgs) -> User:
 def modify_pending_order_payment(db: RetailDB, args: OrderPaymentArgs) -> Order:
     order = _order(db, args.order_id)
     if "pending" not in order.status:
-        raise ToolError("non-pending order cannot be modified")
+        raise ToolError("Non-pending order cannot be modified")
     new_method = _payment_method(db, order.user_id, args.payment_method_id)
     history = order.payment_history
     if len(history) != 1 or history[0].transaction_type != "payment":
-        raise ToolError("there should be exactly one payment for a pending order")
+        raise ToolError("There should be exactly one payment for a pending order")
     paid = history[0]
     if paid.payment_method_id == args.payment_method_id:
-        raise ToolError("the new payment method should be different from the current one")
+        raise ToolError("The new payment method should be different from the current one")
     amount = paid.amount
     if isinstance(new_method, GiftCard) and new_method.balance < amount:
-        raise ToolError("insufficient gift card balance to pay for the order")
+        raise ToolError("Insufficient gift card balance to pay for the order")
     history.extend(
         [
-            OrderPayment(transaction_type="payment", amount=amount, payment_method_id=new_method.id),
+            OrderPayment(transaction_type="payment", amount=amount, payment_method_id=args.payment_method_id),
             OrderPayment(transaction_type="refund", amount=amount, payment_method_id=paid.payment_method_id),
         ]
     )
@@ -271,19 +293,24 @@ def modify_pending_order_payment(db: RetailDB, args: OrderPaymentArgs) -> Order:
     return order
 
 
+def _first_item(order: Order, item_id: str) -> OrderItem:
+    item = next((i for i in order.items if i.item_id == item_id), None)
+    if item is None:
+        raise ToolError(f"Item {item_id} not found")
+    return item
+
+
 def _price_difference(db: RetailDB, order: Order, args: SwapItemsArgs, reject_same: bool) -> tuple[Any, Variant | None]:
     """Validate the swaps position by position; return the summed difference and the last variant."""
     diff: Any = 0
     variant: Variant | None = None
     for old_id, new_id in zip(args.item_ids, args.new_item_ids):
         if reject_same and old_id == new_id:
-            raise ToolError("the new item id should be different from the old item id")
-        item = next((i for i in order.items if i.item_id == old_id), None)
-        if item is None:
-            raise ToolError(f"{old_id} not found")
+            raise ToolError("The new item id should be different from the old item id")
+        item = _first_item(order, old_id)
         variant = _variant(db, item.product_id, new_id)
         if not variant.available:
-            raise ToolError(f"new item {new_id} not found or available")
+            raise ToolError(f"New item {new_id} not found or available")
         diff += variant.price - item.price
     return diff, variant
 
@@ -291,25 +318,25 @@ def _price_difference(db: RetailDB, order: Order, args: SwapItemsArgs, reject_sa
 def modify_pending_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
     order = _order(db, args.order_id)
     if order.status != "pending":
-        raise ToolError("non-pending order cannot be modified")
+        raise ToolError("Non-pending order cannot be modified")
     _check_counts(order, args.item_ids, lambda i: f"{i} not found")
     if len(args.item_ids) != len(args.new_item_ids):
-        raise ToolError("the number of items to be exchanged should match")
+        raise ToolError("The number of items to be exchanged should match")
     diff, last_variant = _price_difference(db, order, args, reject_same=True)
     method = _payment_method(db, order.user_id, args.payment_method_id)
     if isinstance(method, GiftCard) and method.balance < diff:
-        raise ToolError("insufficient gift card balance to pay for the new item")
+        raise ToolError("Insufficient gift card balance to pay for the new item")
     order.payment_history.append(
         OrderPayment(
             transaction_type="payment" if diff > 0 else "refund",
             amount=abs(diff),  # unrounded, as the reference stores it
-            payment_method_id=method.id,
+            payment_method_id=args.payment_method_id,
         )
     )
     if isinstance(method, GiftCard):
         method.balance = round(method.balance - diff, 2)
     for old_id, new_id in zip(args.item_ids, args.new_item_ids):
-        item = next(i for i in order.items if i.item_id == old_id)
+        item = _first_item(order, old_id)  # an item changed earlier in the list may match again
         item.item_id = new_id
         # The reference copies the variant of the *last* pair onto every changed item.
         assert last_variant is not None
@@ -322,15 +349,15 @@ def modify_pending_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
 def exchange_delivered_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
     order = _order(db, args.order_id)
     if order.status != "delivered":
-        raise ToolError("non-delivered order cannot be exchanged")
-    _check_counts(order, args.item_ids, lambda i: f"{i} not found")
+        raise ToolError("Non-delivered order cannot be exchanged")
+    _check_counts(order, args.item_ids, lambda i: f"Number of {i} not found.")
     if len(args.item_ids) != len(args.new_item_ids):
-        raise ToolError("the number of items to be exchanged should match")
+        raise ToolError("The number of items to be exchanged should match.")
     diff, _ = _price_difference(db, order, args, reject_same=False)
     diff = round(diff, 2)
     method = _payment_method(db, order.user_id, args.payment_method_id)
     if isinstance(method, GiftCard) and method.balance < diff:
-        raise ToolError("insufficient gift card balance to pay for the price difference")
+        raise ToolError("Insufficient gift card balance to pay for the price difference")
     order.status = "exchange requested"
     order.exchange_items = sorted(args.item_ids)
     order.exchange_new_items = sorted(args.new_item_ids)
@@ -342,11 +369,11 @@ def exchange_delivered_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
 def return_delivered_order_items(db: RetailDB, args: ReturnArgs) -> Order:
     order = _order(db, args.order_id)
     if order.status != "delivered":
-        raise ToolError("non-delivered order cannot be returned")
+        raise ToolError("Non-delivered order cannot be returned")
     method = _payment_method(db, order.user_id, args.payment_method_id)
-    if not isinstance(method, GiftCard) and method.id != order.payment_history[0].payment_method_id:
-        raise ToolError("payment method should be either the original payment method or a gift card")
-    _check_counts(order, args.item_ids, lambda _: "some item not found")
+    if not isinstance(method, GiftCard) and args.payment_method_id != order.payment_history[0].payment_method_id:
+        raise ToolError("Payment method should be the original payment method")
+    _check_counts(order, args.item_ids, lambda _: "Some item not found")
     order.status = "return requested"
     order.return_items = sorted(args.item_ids)
     order.return_payment_method_id = args.payment_method_id
@@ -399,11 +426,15 @@ TOOLS: list[Tool] = [
         "Cancel a pending order. The reason must be 'no longer needed' or 'ordered by mistake'. "
         "Every payment is refunded to its method; gift card refunds are immediate.",
         touches=paths.touches_order_and_owner,
+        # a mistyped reason is an invalid (or unhashable) reason, as in τ²-bench: it never gets stored
+        raw_args=frozenset({"order_id", "reason"}),
     ),
     Tool(
         "modify_pending_order_address", "write", OrderAddressArgs, modify_pending_order_address,
         "Change the shipping address of a pending order.",
         touches=("orders.{order_id}",),
+        # a field that is not text fails building the address record, with pydantic's message
+        raw_args=frozenset(OrderAddressArgs.model_fields),
     ),
     Tool(
         "modify_pending_order_payment", "write", OrderPaymentArgs, modify_pending_order_payment,
@@ -432,6 +463,7 @@ TOOLS: list[Tool] = [
         "modify_user_address", "write", UserAddressArgs, modify_user_address,
         "Change the default address in a customer's profile (existing orders keep theirs).",
         touches=("users.{user_id}",),
+        raw_args=frozenset(UserAddressArgs.model_fields),
     ),
     calculate_tool(),
     transfer_tool(

@@ -67,20 +67,20 @@ def test_lookups_identify_by_email_case_insensitively_and_by_name_zip(env):
         first_name=user.name.first_name.lower(), last_name=user.name.last_name.upper(), zip=user.address.zip,
     ) == user.user_id
     wrong_zip = run(env, "find_user_id_by_name_zip", first_name=user.name.first_name, last_name=user.name.last_name, zip="00000")
-    assert (wrong_zip.error, wrong_zip.content) == (True, "Error: user not found")
+    assert (wrong_zip.error, wrong_zip.content) == (True, "Error: User not found")
 
 
 @pytest.mark.parametrize(
     "name, arguments, text",
     [
-        ("get_user_details", {"user_id": "nobody_1"}, "user not found"),
-        ("get_order_details", {"order_id": "#W0000000"}, "order not found"),
-        ("get_product_details", {"product_id": "1"}, "product not found"),
-        ("get_item_details", {"item_id": "1"}, "item not found"),
-        ("find_user_id_by_email", {"email": "nobody@example.com"}, "user not found"),
+        ("get_user_details", {"user_id": "nobody_1"}, "User not found"),
+        ("get_order_details", {"order_id": "#W0000000"}, "Order not found"),
+        ("get_product_details", {"product_id": "1"}, "Product not found"),
+        ("get_item_details", {"item_id": "1"}, "Item not found"),
+        ("find_user_id_by_email", {"email": "nobody@example.com"}, "User not found"),
     ],
 )
-def test_read_errors_are_fixed_short_phrases(env, name, arguments, text):
+def test_read_errors_are_the_benchmarks_fixed_sentences(env, name, arguments, text):
     outcome = run(env, name, **arguments)
     assert outcome.error and outcome.content == f"Error: {text}"
 
@@ -128,10 +128,10 @@ def test_unknown_arguments_are_refused(env):
 def test_cancel_needs_exactly_pending_and_a_known_reason(env):
     modified = first(env.db, "pending (item modified)")
     out = run(env, "cancel_pending_order", order_id=modified.order_id, reason="no longer needed")
-    assert out.content == "Error: non-pending order cannot be cancelled"
+    assert out.content == "Error: Non-pending order cannot be cancelled"
     pending = first(env.db, "pending")
     out = run(env, "cancel_pending_order", order_id=pending.order_id, reason="found it cheaper")
-    assert out.content == "Error: invalid reason" and pending.status == "pending"
+    assert out.content == "Error: Invalid reason" and pending.status == "pending"
 
 
 def test_cancel_refunds_gift_card_immediately_with_rounding(env):
@@ -173,7 +173,7 @@ def test_order_address_change_accepts_item_modified_orders_in_the_tool(env):
     assert list(data["address"]) == ["address1", "address2", "city", "country", "state", "zip"]
     assert data["address"]["zip"] == "78701"
     assert run(env, "modify_pending_order_address", order_id=first(env.db, "processed").order_id, address1="x",
-               address2="", city="y", state="z", country="USA", zip="1").content == "Error: non-pending order cannot be modified"
+               address2="", city="y", state="z", country="USA", zip="1").content == "Error: Non-pending order cannot be modified"
 
 
 def test_user_address_change_leaves_orders_alone(env):
@@ -200,16 +200,16 @@ def test_payment_change_appends_payment_then_refund_and_moves_gift_card_balances
     ]
     assert card.balance == round(10000.55 - amount, 2) and data["status"] == "pending"
     again = run(env, "modify_pending_order_payment", order_id=order.order_id, payment_method_id=old)
-    assert again.content == "Error: there should be exactly one payment for a pending order"
+    assert again.content == "Error: There should be exactly one payment for a pending order"
 
 
 def test_payment_change_errors(env):
     order = first(env.db, "pending")
     current = order.payment_history[0].payment_method_id
     same = run(env, "modify_pending_order_payment", order_id=order.order_id, payment_method_id=current)
-    assert same.content == "Error: the new payment method should be different from the current one"
+    assert same.content == "Error: The new payment method should be different from the current one"
     missing = run(env, "modify_pending_order_payment", order_id=order.order_id, payment_method_id="paypal_0")
-    assert missing.content == "Error: payment method not found"
+    assert missing.content == "Error: Payment method not found"
 
 
 # ---------------------------------------------------------------- item modification
@@ -229,7 +229,7 @@ def test_item_modification_copies_the_last_variant_onto_every_changed_item(env):
     assert data["status"] == "pending (item modified)"
     second = run(env, "modify_pending_order_items", order_id=order.order_id, item_ids=[va.item_id],
                  new_item_ids=[a.item_id], payment_method_id=method)
-    assert second.content == "Error: non-pending order cannot be modified"
+    assert second.content == "Error: Non-pending order cannot be modified"
 
 
 def test_item_modification_stores_the_difference_unrounded_and_rounds_gift_cards(env):
@@ -253,14 +253,14 @@ def test_item_modification_rejects_same_item_and_other_products(env):
     method = order.payment_history[0].payment_method_id
     same = run(env, "modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
                new_item_ids=[item.item_id], payment_method_id=method)
-    assert same.content == "Error: the new item id should be different from the old item id"
+    assert same.content == "Error: The new item id should be different from the old item id"
     other_product = next(p for p in env.db.products.values() if p.product_id != item.product_id)
     foreign = run(env, "modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
                   new_item_ids=[next(iter(other_product.variants))], payment_method_id=method)
-    assert foreign.content == "Error: variant not found"
+    assert foreign.content == "Error: Variant not found"
     uneven = run(env, "modify_pending_order_items", order_id=order.order_id, item_ids=[item.item_id],
                  new_item_ids=[], payment_method_id=method)
-    assert uneven.content == "Error: the number of items to be exchanged should match"
+    assert uneven.content == "Error: The number of items to be exchanged should match"
     assert env.db.orders[order.order_id].status == "pending"
 
 
@@ -289,9 +289,9 @@ def test_exchange_and_return_need_delivered(env):
     method = order.payment_history[0].payment_method_id
     ex = run(env, "exchange_delivered_order_items", order_id=order.order_id, item_ids=[item], new_item_ids=[item],
              payment_method_id=method)
-    assert ex.content == "Error: non-delivered order cannot be exchanged"
+    assert ex.content == "Error: Non-delivered order cannot be exchanged"
     ret = run(env, "return_delivered_order_items", order_id=order.order_id, item_ids=[item], payment_method_id=method)
-    assert ret.content == "Error: non-delivered order cannot be returned"
+    assert ret.content == "Error: Non-delivered order cannot be returned"
 
 
 def test_return_goes_to_original_method_or_a_gift_card(env):
@@ -303,13 +303,47 @@ def test_return_goes_to_original_method_or_a_gift_card(env):
     other = next(m.id for m in user.payment_methods.values() if m.id != original and m.source != "gift_card")
     items = [order.items[1].item_id, order.items[0].item_id]
     refused = run(env, "return_delivered_order_items", order_id=order.order_id, item_ids=items, payment_method_id=other)
-    assert refused.content == "Error: payment method should be either the original payment method or a gift card"
+    assert refused.content == "Error: Payment method should be the original payment method"
     unknown = run(env, "return_delivered_order_items", order_id=order.order_id, item_ids=["123"], payment_method_id=original)
-    assert unknown.content == "Error: some item not found"
+    assert unknown.content == "Error: Some item not found"
     data = ok(env, "return_delivered_order_items", order_id=order.order_id, item_ids=items, payment_method_id=original)
     assert data["status"] == "return requested"
     assert data["return_items"] == sorted(items) and data["return_payment_method_id"] == original
     assert len(data["payment_history"]) == 1
+
+
+# ---------------------------------------------------------------- arguments of the wrong type
+def test_mistyped_arguments_fail_in_pythons_words_and_change_nothing(env):
+    # τ²-bench runs its tools unchecked; none of these can store a value of the wrong type
+    user = next(iter(env.db.users.values()))
+    assert run(env, "find_user_id_by_email", email=5).content == "Error: 'int' object has no attribute 'lower'"
+    assert run(env, "get_order_details", order_id=["#W0000000"]).content == "Error: unhashable type: 'list'"
+    # the name is compared user by user: a mistyped last name fails only once a first name matches
+    assert run(env, "find_user_id_by_name_zip", first_name="Nobody-at-all", last_name=5, zip="1").content == "Error: User not found"
+    assert run(env, "find_user_id_by_name_zip", first_name=user.name.first_name, last_name=5,
+               zip="1").content == "Error: 'int' object has no attribute 'lower'"
+    before = digest(env.db)
+    pending = first(env.db, "pending")
+    assert run(env, "cancel_pending_order", order_id=pending.order_id, reason=["no longer needed"]).content == (
+        "Error: unhashable type: 'list'"
+    )
+    assert run(env, "cancel_pending_order", order_id=pending.order_id, reason=None).content == "Error: Invalid reason"
+    assert run(env, "modify_pending_order_address", order_id=pending.order_id, address1=12, address2="", city="Austin",
+               state="TX", country="USA", zip="78701").content == (
+        "Error: 1 validation error for UserAddress\naddress1\n  Input should be a valid string "
+        "[type=string_type, input_value=12, input_type=int]\n"
+        "    For further information visit https://errors.pydantic.dev/2.14/v/string_type"
+    )
+    delivered = first(env.db, "delivered")
+    item = delivered.items[0].item_id
+    method = delivered.payment_history[0].payment_method_id
+    assert run(env, "exchange_delivered_order_items", order_id=delivered.order_id, item_ids={"items": [item]},
+               new_item_ids=[item], payment_method_id=method).content == "Error: 'dict' object has no attribute 'count'"
+    assert run(env, "exchange_delivered_order_items", order_id=delivered.order_id, item_ids=item, new_item_ids=[item],
+               payment_method_id=method).content == f"Error: Number of {item[0]} not found."
+    assert run(env, "return_delivered_order_items", order_id=delivered.order_id, item_ids=[item],
+               payment_method_id=7).content == "Error: Payment method not found"
+    assert digest(env.db) == before
 
 
 # ---------------------------------------------------------------- database and digests

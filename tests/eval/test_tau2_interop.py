@@ -33,7 +33,7 @@ def test_import_rebuilds_the_ledger_and_judges_every_write(tmp_path):
     assert "refund_to_original_or_gift_card" in {p.name for p in decision.failed()}
     # the recorded tool message is kept verbatim (here the benchmark's tool refused too)
     result = [e for e in wrong if isinstance(e, ToolResult) and e.name == "return_delivered_order_items"][0]
-    assert result.error and result.content.startswith("Error: payment method")
+    assert result.error and result.content == "Error: Payment method should be the original payment method"
 
     # a write the benchmark's tool accepted, which the gate would have stopped
     unchecked = read_trajectory(files["task-cancel_no_longer_needed_gift_card"]).events
