@@ -5,10 +5,23 @@ economy, membership, flown segments…) is the gate's job. Quirks kept on purpos
 the evaluation digest: certificates are consumed whole on booking, cancelling only appends negated
 payments, seats are only ever taken by booking, kept segments keep their old price, and baggage
 counts and the cabin of an update are stored exactly as the caller sent them.
+
+The texts the model reads are τ²-bench's, word for word ("User <id> not found", "Not enough seats
+on flight <n>", a bare `'<key>'` where the reference's dict lookup fails). Every write argument
+runs as given, as the reference's unchecked Python runs it, so a bad one fails with its words: a
+booking builds its records from the arguments (a cabin "first" or a fractional payment amount
+fails with pydantic's message for `Reservation` / `Payment`), a paid-bag count that is not a
+number fails in the arithmetic ("unsupported operand type(s) for +=: 'int' and 'str'"), an
+update's cabin that is not text fails looking up its seats. Where the reference would instead
+*store* a value of the wrong type (an update's `total_baggages` "3", a `true` paid-bag count, a
+non-text cabin with no flights to look up, a passenger list that is not one but has the right
+length), the tool refuses it once every check of the reference has passed, in the words the
+environment refuses any mistyped write argument with ("invalid arguments for …"); nothing changes.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, WithJsonSchema
@@ -20,6 +33,7 @@ from domains.airline.schema import (
     CabinClass,
     Certificate,
     DirectFlight,
+    Flight,
     FlightDateAvailable,
     FlightDB,
     FlightInfo,
@@ -125,39 +139,57 @@ class CertificateArgs(Args):
 
 
 def _user(db: FlightDB, user_id: str) -> User:
-    user = db.users.get(user_id)
-    if user is None:
+    if user_id not in db.users:
         raise ToolError(f"User {user_id} not found")
-    return user
+    return db.users[user_id]
 
 
 def _reservation(db: FlightDB, reservation_id: str) -> Reservation:
-    res = db.reservations.get(reservation_id)
-    if res is None:
+    if reservation_id not in db.reservations:
         raise ToolError(f"Reservation {reservation_id} not found")
-    return res
+    return db.reservations[reservation_id]
+
+
+def _flight(db: FlightDB, flight_number: str) -> Flight:
+    if flight_number not in db.flights:
+        raise ToolError(f"Flight {flight_number} not found")
+    return db.flights[flight_number]
 
 
 def _flight_date(db: FlightDB, flight_number: str, date: str) -> Any:
-    flight = db.flights.get(flight_number)
-    if flight is None:
-        raise ToolError(f"Flight {flight_number} not found")
-    entry = flight.dates.get(date)
-    if entry is None:
+    flight = _flight(db, flight_number)
+    if date not in flight.dates:
         raise ToolError(f"Flight {flight_number} not found on date {date}")
-    return entry
+    return flight.dates[date]
 
 
-def _bookable(db: FlightDB, info: FlightInfo, cabin: str, passengers: int) -> FlightDateAvailable:
-    """The date entry of a flight that can take `passengers` more in `cabin` (else ToolError)."""
+def _bookable(db: FlightDB, info: FlightInfo, cabin: Any, passengers: int) -> FlightDateAvailable:
+    """The date entry of a flight that can take `passengers` more in `cabin` (else an error; a
+    cabin that is no key of the seat map fails as the reference's dict lookup does: `'first'`)."""
     entry = _flight_date(db, info.flight_number, info.date)
     if not isinstance(entry, FlightDateAvailable):
         raise ToolError(f"Flight {info.flight_number} not available on date {info.date}")
-    if cabin not in entry.available_seats:
-        raise ToolError(f"'{cabin}'")
-    if entry.available_seats[cabin] < passengers:  # type: ignore[index]
+    if entry.available_seats[cabin] < passengers:
         raise ToolError(f"Not enough seats on flight {info.flight_number}")
     return entry
+
+
+def _records(values: Any, model: type[BaseModel]) -> Any:
+    """A list of JSON objects as `model` records (a missing key fails with pydantic's message);
+    anything else as given, as τ²-bench converts a list only when every element is an object."""
+    if all(isinstance(value, dict) for value in values):
+        return [model(**value) for value in values]
+    return values
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _refused(tool: str, argument: str, expected: str) -> ToolError:
+    """The environment's refusal of a mistyped write argument, for a value the reference would
+    store as given: raised where the reference would store it, after every check it makes."""
+    return ToolError(f"invalid arguments for {tool}: {argument}: Input should be {expected}")
 
 
 def _direct(db: FlightDB, date: str, origin: str | None, destination: str | None, leave_after: str | None = None) -> list[DirectFlight]:
@@ -187,19 +219,25 @@ def _direct(db: FlightDB, date: str, origin: str | None, destination: str | None
     return out
 
 
-def _charge_update(user: User, payment_id: str, total: Any) -> Payment | None:
-    """Charge (or refund, when negative) an update to one saved method; certificates never."""
-    method = user.payment_methods.get(payment_id)
-    if method is None:
+def _update_method(user: User, payment_id: str, total: Any) -> Any:
+    """The saved method an update's `total` is charged to (refunded to, when negative), once it
+    can take it: never a certificate, a gift card only with the balance. Checks only."""
+    if payment_id not in user.payment_methods:
         raise ToolError("Payment method not found")
+    method = user.payment_methods[payment_id]
     if method.source == "certificate":
         raise ToolError("Certificate cannot be used to update reservation")
     if method.source == "gift_card" and method.amount < total:
         raise ToolError("Gift card balance is not enough")
+    return method
+
+
+def _charge(method: Any, total: Any) -> Payment | None:
+    """Debit a gift card by `total`; the history entry to append, none for a zero total."""
     if method.source == "gift_card":
         method.amount -= total
     if total != 0:
-        return Payment(payment_id=payment_id, amount=total)
+        return Payment(payment_id=method.id, amount=total)
     return None
 
 
@@ -249,6 +287,12 @@ def get_flight_status(db: FlightDB, args: FlightStatusArgs) -> str:
 
 
 def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
+    """Every argument runs as given: the reservation record is built from them before any flight
+    is looked at, so a bad literal or count fails there with pydantic's message, and the price is
+    computed from the arguments themselves."""
+    flights = _records(args.flights, FlightInfo)
+    passengers = _records(args.passengers, Passenger)
+    payments = _records(args.payment_methods, Payment)
     user = _user(db, args.user_id)
     reservation_id = next((r for r in NEW_RESERVATION_IDS if r not in db.reservations), None)
     if reservation_id is None:
@@ -261,20 +305,20 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
         flight_type=args.flight_type,
         cabin=args.cabin,
         flights=[],
-        passengers=[p.model_copy() for p in args.passengers],
-        payment_history=[p.model_copy() for p in args.payment_methods],
+        passengers=copy.deepcopy(passengers),
+        payment_history=copy.deepcopy(payments),
         created_at=NOW,
         total_baggages=args.total_baggages,
         nonfree_baggages=args.nonfree_baggages,
         insurance=args.insurance,
     )
-    count = len(args.passengers)
+    count = len(passengers)
     total = 0
     entries: list[FlightDateAvailable] = []
-    for info in args.flights:
+    for info in flights:
+        flight = _flight(db, info.flight_number)
         entry = _bookable(db, info, args.cabin, count)
-        flight = db.flights[info.flight_number]
-        price = entry.prices[args.cabin]
+        price = entry.prices[args.cabin]  # type: ignore[index]
         reservation.flights.append(
             ReservationFlight(
                 flight_number=info.flight_number,
@@ -290,26 +334,26 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
         total += INSURANCE_FEE * count
     total += BAG_FEE * args.nonfree_baggages
 
-    for pay in args.payment_methods:
-        method = user.payment_methods.get(pay.payment_id)
-        if method is None:
+    for pay in payments:
+        if pay.payment_id not in user.payment_methods:
             raise ToolError(f"Payment method {pay.payment_id} not found")
+        method = user.payment_methods[pay.payment_id]
         if method.source in ("gift_card", "certificate") and method.amount < pay.amount:
             raise ToolError(f"Not enough balance in payment method {pay.payment_id}")
-    paid = sum(p.amount for p in args.payment_methods)
+    paid = sum(p.amount for p in payments)
     if paid != total:
         raise ToolError(f"Payment amount does not add up, total price is {total}, but paid {paid}")
 
-    for pay in args.payment_methods:
-        method = user.payment_methods.get(pay.payment_id)
-        if method is None:  # the same certificate listed twice: gone after its first entry
-            raise ToolError(f"'{pay.payment_id}'")
+    for pay in payments:
+        # the same certificate listed twice is gone after its first entry: a bare KeyError, as in
+        # the reference, with the earlier debits kept
+        method = user.payment_methods[pay.payment_id]
         if method.source == "gift_card":
             method.amount -= pay.amount
         elif method.source == "certificate":
             del user.payment_methods[pay.payment_id]
     for entry in entries:
-        entry.available_seats[args.cabin] -= count
+        entry.available_seats[args.cabin] -= count  # type: ignore[index]
     db.reservations[reservation_id] = reservation
     user.reservations.append(reservation_id)
     return reservation
@@ -328,7 +372,13 @@ def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
     res = _reservation(db, args.reservation_id)
     user = _user(db, res.user_id)
     total = BAG_FEE * max(0, args.nonfree_baggages - res.nonfree_baggages)
-    payment = _charge_update(user, args.payment_id, total)
+    method = _update_method(user, args.payment_id, total)
+    # stored as given: a count that is not a number is refused (a paid count of another type
+    # failed the subtraction already, except `true`)
+    for name in ("total_baggages", "nonfree_baggages"):
+        if not _is_number(getattr(args, name)):
+            raise _refused("update_reservation_baggages", name, "a valid integer")
+    payment = _charge(method, total)
     if payment is not None:
         res.payment_history.append(payment)
     res.total_baggages = args.total_baggages
@@ -339,17 +389,18 @@ def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
 def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
     """Replace the itinerary. Segments kept in the same cabin keep their stored price and need no
     seat check; every other segment is priced now. No seats move, origin/destination never change."""
+    flights = _records(args.flights, FlightInfo)
     res = _reservation(db, args.reservation_id)
     user = _user(db, res.user_id)
     count = len(res.passengers)
     new_flights: list[ReservationFlight] = []
     total = 0
-    for info in args.flights:
+    for info in flights:
         kept = next(
             (
                 f
                 for f in res.flights
-                if args.cabin == res.cabin and f.flight_number == info.flight_number and f.date == info.date
+                if f.flight_number == info.flight_number and f.date == info.date and args.cabin == res.cabin
             ),
             None,
         )
@@ -357,8 +408,8 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
             new_flights.append(kept)
             total += kept.price * count
             continue
+        flight = _flight(db, info.flight_number)
         entry = _bookable(db, info, args.cabin, count)
-        flight = db.flights[info.flight_number]
         segment = ReservationFlight(
             flight_number=info.flight_number,
             origin=flight.origin,
@@ -369,7 +420,10 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
         new_flights.append(segment)
         total += segment.price * count
     total -= sum(f.price for f in res.flights) * count
-    payment = _charge_update(user, args.payment_id, total)
+    method = _update_method(user, args.payment_id, total)
+    if not isinstance(args.cabin, str):  # reached only with no flights: nothing looked it up
+        raise _refused("update_reservation_flights", "cabin", "a valid string")
+    payment = _charge(method, total)
     if payment is not None:
         res.payment_history.append(payment)
     res.flights = new_flights
@@ -378,14 +432,19 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
 
 
 def update_reservation_passengers(db: FlightDB, args: PassengersArgs) -> Reservation:
+    passengers = _records(args.passengers, Passenger)
     res = _reservation(db, args.reservation_id)
-    if len(args.passengers) != len(res.passengers):
+    if len(passengers) != len(res.passengers):
         raise ToolError("Number of passengers does not match")
-    res.passengers = [p.model_copy() for p in args.passengers]
+    if not isinstance(passengers, list) or not all(isinstance(p, Passenger) for p in passengers):
+        raise _refused("update_reservation_passengers", "passengers", "a valid list of passengers")
+    res.passengers = copy.deepcopy(passengers)
     return res
 
 
 def send_certificate(db: FlightDB, args: CertificateArgs) -> str:
+    """The amount runs as given: the certificate record coerces it (`"100"` → 100.0) or fails with
+    pydantic's message; the reply prints it as the caller sent it."""
     user = _user(db, args.user_id)
     for cert_id in NEW_CERTIFICATE_IDS:
         if cert_id not in user.payment_methods:
@@ -393,8 +452,6 @@ def send_certificate(db: FlightDB, args: CertificateArgs) -> str:
             return f"Certificate {cert_id} added to user {args.user_id} with amount {args.amount}."
     raise ToolError("Too many certificates")
 
-
-# ---------------------------------------------------------------------------- generic
 
 # ---------------------------------------------------------------------------- the table
 
@@ -405,6 +462,8 @@ TOOLS: list[Tool] = [
         "passengers, how it is paid (saved payment ids and amounts that add up to the price), "
         "checked bags (total and how many are paid) and whether travel insurance is included.",
         touches=paths.booking_touches,
+        # all run as given: the records built from them coerce what τ²-bench stores, or fail as its do
+        raw_args=frozenset(BookArgs.model_fields),
     ),
     calculate_tool(),
     Tool(
@@ -450,6 +509,7 @@ TOOLS: list[Tool] = [
         "Add a travel certificate of the given amount (dollars) to a user's payment methods, as "
         "compensation.",
         touches=("users.{user_id}",),
+        raw_args=frozenset({"user_id", "amount"}),  # the certificate record coerces the amount
     ),
     transfer_tool(
         "Hand the conversation to a human agent with a short summary of the customer's issue. Use it "
@@ -461,6 +521,9 @@ TOOLS: list[Tool] = [
         "Set a reservation's checked bags (new total and new number of paid bags); extra paid bags "
         "are charged to a saved payment method.",
         touches=paths.update_touches,
+        # run as given so τ²-bench's checks fail in its words; a count it would store as given
+        # (a total that is not a number, a `true`) is refused once they pass
+        raw_args=frozenset(BaggageArgs.model_fields),
     ),
     Tool(
         "update_reservation_flights", "write", FlightsArgs, update_reservation_flights,
@@ -468,11 +531,13 @@ TOOLS: list[Tool] = [
         "unchanged ones included; the price difference is charged to (or refunded to) a saved "
         "payment method.",
         touches=paths.update_touches,
+        raw_args=frozenset(FlightsArgs.model_fields),
     ),
     Tool(
         "update_reservation_passengers", "write", PassengersArgs, update_reservation_passengers,
         "Replace the passengers' names and dates of birth on a reservation (same number of passengers).",
         touches=("reservations.{reservation_id}",),
+        raw_args=frozenset(PassengersArgs.model_fields),
     ),
     Tool(
         "get_flight_status", "read", FlightStatusArgs, get_flight_status,

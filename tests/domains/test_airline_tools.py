@@ -90,9 +90,6 @@ def test_missing_or_extra_arguments_are_error_results(env):
     assert error(env, "search_direct_flight", origin="JFK") == (
         "Error: AirlineTools.search_direct_flight() missing 2 required positional arguments: 'destination' and 'date'"
     )
-    # a count of the wrong JSON type is refused, never stored as given
-    assert error(env, "update_reservation_baggages", reservation_id="4WQ150", total_baggages="3",
-                 nonfree_baggages=0, payment_id="x").startswith("Error: invalid arguments for update_reservation_baggages")
     assert error(env, "no_such_tool") == "Error: Tool 'no_such_tool' not found."
 
 
@@ -226,9 +223,32 @@ def test_booking_checks_status_seats_and_balances(env):
     gift = method(env.db, user.user_id, "gift_card")
     args, _ = _book(env, user.user_id, f, pays=[{"payment_id": gift.id, "amount": int(gift.amount) + 1}])
     assert error(env, "book_reservation", **args) == f"Error: Not enough balance in payment method {gift.id}"
+
+
+def test_a_bad_booking_argument_fails_as_in_the_benchmark_and_changes_nothing(env):
+    # the booking builds its records from the arguments as given: pydantic's words, then Python's
+    user = _user_with(env.db, "credit_card")
+    f = open_flight(env.db)
+    before = digest(env.db)
     args, _ = _book(env, user.user_id, f)
     args["payment_methods"] = [{"payment_id": method(env.db, user.user_id, "credit_card").id, "amount": 10.5}]
-    assert error(env, "book_reservation", **args).startswith("Error: invalid arguments")
+    assert error(env, "book_reservation", **args).startswith(
+        "Error: 1 validation error for Payment\namount\n  Input should be a valid integer, got a number with a fractional part"
+    )
+    assert error(env, "book_reservation", **_book(env, user.user_id, f)[0] | {"cabin": "first"}) == (
+        "Error: 1 validation error for Reservation\ncabin\n  Input should be 'business', 'economy' or 'basic_economy' "
+        "[type=literal_error, input_value='first', input_type=str]\n"
+        "    For further information visit https://errors.pydantic.dev/2.14/v/literal_error"
+    )
+    assert error(env, "book_reservation", **_book(env, user.user_id, f, nonfree_baggages="1")[0]) == (
+        "Error: unsupported operand type(s) for +=: 'int' and 'str'"
+    )
+    assert error(env, "book_reservation", **_book(env, user.user_id, f)[0] | {"user_id": "nobody_1", "cabin": "first"}) == (
+        "Error: User nobody_1 not found"  # the user is looked up before the record is built
+    )
+    assert digest(env.db) == before
+    out = ok(env, "book_reservation", **_book(env, user.user_id, f, total_baggages="2")[0])
+    assert out["total_baggages"] == 2  # the record coerces what it stores, as the benchmark's does
 
 
 # ---------------------------------------------------------------- cancel, bags, passengers
@@ -271,6 +291,39 @@ def test_update_charges_refuse_certificates_and_short_gift_cards(env):
     gift.amount = 20.0
     more = dict(same, nonfree_baggages=res.nonfree_baggages + 1)
     assert error(env, "update_reservation_baggages", **more, payment_id=gift.id) == "Error: Gift card balance is not enough"
+
+
+def test_a_mistyped_update_argument_fails_as_in_the_benchmark_or_is_refused_if_it_would_be_stored(env):
+    res = next(r for r in env.db.reservations.values() if len(r.passengers) == 1 and r.cabin == "economy"
+               and any(m.source == "credit_card" for m in env.db.users[r.user_id].payment_methods.values()))
+    cc = method(env.db, res.user_id, "credit_card").id
+    rid = res.reservation_id
+    before = digest(env.db)
+    assert error(env, "update_reservation_baggages", reservation_id=rid, total_baggages=1, nonfree_baggages="2",
+                 payment_id=cc) == "Error: unsupported operand type(s) for -: 'str' and 'int'"
+    refused = "Error: invalid arguments for "
+    # τ²-bench would store these as given: refused, as any mistyped write argument is
+    assert error(env, "update_reservation_baggages", reservation_id=rid, total_baggages=1, nonfree_baggages=True,
+                 payment_id=cc).startswith(refused + "update_reservation_baggages: nonfree_baggages")
+    assert error(env, "update_reservation_baggages", reservation_id=rid, total_baggages="3", nonfree_baggages=0,
+                 payment_id=cc).startswith(refused + "update_reservation_baggages: total_baggages")
+    assert error(env, "update_reservation_flights", reservation_id=rid, cabin=5, flights=[],
+                 payment_id=cc).startswith(refused + "update_reservation_flights: cabin")
+    assert error(env, "update_reservation_passengers", reservation_id=rid,
+                 passengers="x").startswith(refused + "update_reservation_passengers: passengers")
+    # ... unless τ²-bench fails first, in its own words
+    legs = [{"flight_number": f.flight_number, "date": f.date} for f in res.flights]
+    assert error(env, "update_reservation_baggages", reservation_id=rid, total_baggages="3", nonfree_baggages=0,
+                 payment_id="credit_card_0000000") == "Error: Payment method not found"
+    assert error(env, "update_reservation_flights", reservation_id=rid, cabin=5, flights=legs, payment_id=cc) == "Error: 5"
+    assert error(env, "update_reservation_flights", reservation_id=rid, cabin=["economy"], flights=legs,
+                 payment_id=cc) == "Error: unhashable type: 'list'"
+    assert error(env, "update_reservation_passengers", reservation_id=rid,
+                 passengers="xy") == "Error: Number of passengers does not match"
+    assert error(env, "update_reservation_passengers", reservation_id=rid, passengers=[{"first_name": "A"}]).startswith(
+        "Error: 2 validation errors for Passenger\nlast_name\n  Field required"
+    )
+    assert digest(env.db) == before
 
 
 def test_passenger_updates_keep_the_count(env):
@@ -341,6 +394,16 @@ def test_certificates_get_the_reserved_ids_in_order(env):
     assert list(env.db.users[uid].payment_methods)[-1] == "certificate_3221324"
 
 
+def test_a_certificate_amount_runs_as_given(env):
+    uid = next(iter(env.db.users))
+    assert ok(env, "send_certificate", user_id=uid, amount="75") == f"Certificate certificate_3221322 added to user {uid} with amount 75."
+    assert env.db.users[uid].payment_methods["certificate_3221322"].amount == 75.0  # coerced by the record
+    assert error(env, "send_certificate", user_id=uid, amount=None).startswith(
+        "Error: 1 validation error for Certificate\namount\n  Input should be a valid number"
+    )
+    assert "certificate_3221323" not in env.db.users[uid].payment_methods
+
+
 @pytest.mark.parametrize("expression, result", [("2+2", "4.0"), ("10/3", "3.33"), ("(120 + 80) * 2", "400.0"), ("2 ** 3", "8.0")])
 def test_calculate_returns_rounded_float_text(env, expression, result):
     assert run(env, "calculate", expression=expression).content == result
@@ -348,7 +411,16 @@ def test_calculate_returns_rounded_float_text(env, expression, result):
 
 def test_calculate_rejects_bad_input_and_transfer_is_fixed_text(env):
     assert error(env, "calculate", expression="__import__('os')") == "Error: Invalid characters in expression"
-    assert error(env, "calculate", expression="1/0").startswith("Error:")
+    # Python's own words, as τ²-bench's eval gives them
+    assert error(env, "calculate", expression="1/0") == "Error: division by zero"
+    assert error(env, "calculate", expression="2 +") == "Error: invalid syntax (<string>, line 1)"
+    assert error(env, "calculate", expression="") == "Error: invalid syntax (<string>, line 0)"
+    assert error(env, "calculate", expression="2(3)") == "Error: 'int' object is not callable"
+    assert error(env, "calculate", expression="()") == "Error: float() argument must be a string or a real number, not 'tuple'"
+    assert error(env, "calculate", expression=12) == "Error: 'int' object is not iterable"
+    assert error(env, "calculate", expression=["2"]) == "Error: eval() arg 1 must be a string, bytes or code object"
+    assert run(env, "calculate", expression="  2 + 2").content == "4.0"  # eval drops leading spaces
+    assert error(env, "calculate", expression="9 ** 9 ** 9") == "Error: Exponent too large"  # hours in Python
     assert run(env, "transfer_to_human_agents", summary="customer wants a human").content == "Transfer successful"
 
 
