@@ -237,10 +237,11 @@ def _gold(domain: str, tasks: list[int]) -> list[Case]:
     return out
 
 
-def generate(domain: str, seed: int = 0, per_tool: int = 6, gold_tasks: int | None = None) -> list[Case]:
+def generate(domain: str, seed: int = 0, per_tool: int = 6, gold_tasks: int | None = None, mutate: float = 0.5) -> list[Case]:
     """The suite's calls for one domain: gold actions, drawn calls for every tool, and mutations
     of both. `per_tool` drawn calls per tool; `gold_tasks` caps how many tasks give gold actions
-    (telecom has 2,285; they are sampled)."""
+    (telecom has 2,285; they are sampled); `mutate` is the share of calls that are also sent
+    mutated (missing, extra, wrong-type and unknown-id variants)."""
     rnd = random.Random(f"conformance/{domain}/{seed}")
     signatures = tool_signatures(domain)
     pools = _pools(domain)
@@ -267,7 +268,7 @@ def generate(domain: str, seed: int = 0, per_tool: int = 6, gold_tasks: int | No
     cases += drawn
     mutated: list[Case] = []
     for case in cases:
-        if rnd.random() < 0.5:
+        if rnd.random() < mutate:
             mutated.extend(_mutations(case, signatures[(case.requestor, case.name)], rnd))
     cases += mutated
     cases.append(Case(domain, None, "assistant", "get_everything", {}, "unknown_tool"))

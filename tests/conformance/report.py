@@ -21,13 +21,13 @@ from tests.conformance.reference import ReferenceMissing
 
 DOMAINS = ("airline", "retail", "telecom")
 # the slice the test suite runs (≥ 300 calls per domain), and the full run
-SLICE = {"per_tool": 6, "gold_tasks": {"airline": None, "retail": None, "telecom": 40}}
-FULL = {"per_tool": 30, "gold_tasks": {"airline": None, "retail": None, "telecom": None}}
+SLICE = {"per_tool": 6, "mutate": 0.3, "gold_tasks": {"airline": 30, "retail": 40, "telecom": 40}}
+FULL = {"per_tool": 30, "mutate": 1.0, "gold_tasks": {"airline": None, "retail": None, "telecom": None}}
 
 
 def run(domain: str, full: bool = False, verbose: bool = False) -> tuple[int, int, int]:
     plan = FULL if full else SLICE
-    cases = generate(domain, per_tool=plan["per_tool"], gold_tasks=plan["gold_tasks"][domain])
+    cases = generate(domain, per_tool=plan["per_tool"], gold_tasks=plan["gold_tasks"][domain], mutate=plan["mutate"])
     start = time.perf_counter()
     mismatches, deviations = [], []
     for case in cases:

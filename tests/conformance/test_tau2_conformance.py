@@ -17,6 +17,9 @@ from tests.conformance.compare import compare, deviation
 from tests.conformance.report import DOMAINS, SLICE
 from tests.conformance.reference import INSTALL, ReferenceMissing, tau2_modules
 
+# τ²-bench's own models warn when they serialize a mistyped value the suite sent them on purpose
+pytestmark = pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+
 
 @pytest.fixture(scope="module")
 def reference():
@@ -28,7 +31,7 @@ def reference():
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_every_generated_call_answers_as_tau2_bench_does(reference, domain: str):
-    cases = generate(domain, per_tool=SLICE["per_tool"], gold_tasks=SLICE["gold_tasks"][domain])
+    cases = generate(domain, per_tool=SLICE["per_tool"], gold_tasks=SLICE["gold_tasks"][domain], mutate=SLICE["mutate"])
     assert len(cases) >= 300
     assert {(c.requestor, c.name) for c in cases} >= set(tool_signatures(domain)), "every tool is called"
     assert {c.kind for c in cases} == set(KINDS)
