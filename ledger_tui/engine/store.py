@@ -60,7 +60,7 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
             raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
         if path.exists() and path.stat().st_size > MAX_TRAJECTORY_BYTES:
             raise TrajectoryError(f"{path} is larger than {MAX_TRAJECTORY_BYTES >> 20} MB, the most ledger-tui reads; split it or pass another file.")
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): \x85 and U+2028 may sit inside a JSON string
     except FileNotFoundError:
         raise TrajectoryError(f"Trajectory file {path} does not exist; check the path (sessions live in sessions/).") from None
     except PermissionError:

@@ -224,7 +224,7 @@ def load_results(out: Path) -> list[TrialResult]:
     if not path.exists():
         return []
     results = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").split("\n"):  # \x85, U+2028 may sit in a string
         try:
             data = json.loads(line)
             known = set(TrialResult.__dataclass_fields__)

@@ -41,6 +41,17 @@ def test_lines_are_on_disk_before_the_writer_is_closed(tmp_path):
     writer.close()
 
 
+def test_text_holding_line_separators_other_than_newline_reads_back(tmp_path):
+    """JSON leaves \\x85, \\x1c and U+2028 raw inside a string; they do not end a line."""
+    writer = TrajectoryWriter(tmp_path / "t.jsonl")
+    writer.write(started(seq=0))
+    text = "a\x85b\u2028c\u2029d\x1ce\x0bf\x0cg\rh"
+    writer.write(UserMessage(seq=1, text=text))
+    writer.close()
+    loaded = read_trajectory(tmp_path / "t.jsonl")
+    assert [e.seq for e in loaded.events] == [0, 1] and loaded.events[1].text == text and not loaded.warnings
+
+
 def test_truncated_last_line_is_skipped_with_a_warning(tmp_path):
     path = tmp_path / "t.jsonl"
     lines = [started(seq=0).model_dump_json(), UserMessage(seq=1, text="hi").model_dump_json()]
