@@ -17,6 +17,7 @@ from typing import Optional
 import typer
 
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
+from ledger_tui.engine.outside import shown
 from ledger_tui.explain import plural
 
 app = typer.Typer(
@@ -33,6 +34,13 @@ TAU2_DATA_HELP = (
 )
 SPLIT_HELP = "With --tau2-data: a split of the task file's split file, e.g. train, test, base (telecom: small, full too)."
 TASK_FILE_HELP = "With --tau2-data: the task file, tasks.json by default (telecom: tasks_full.json, tasks_small.json; 'full' or 'small' for short)."
+
+
+def say(line: str = "", err: bool = False) -> None:
+    """Print one line. Every line the CLI prints goes through here: what it quotes from files,
+    models and endpoints (task ids, customer text, call arguments, file names) is shown, never
+    obeyed by the terminal (`shown`)."""
+    typer.echo(shown(line), err=err)
 
 
 def _default_out(domain: str, stem: str) -> Path:
@@ -115,7 +123,7 @@ def domains() -> None:
         writes = sum(1 for t in d.tools if t.kind == "write")
         other = len(d.tools) - reads - writes
         extra = f", {len(d.user_tools)} customer-side" if d.user_tools else ""
-        typer.echo(
+        say(
             f"{name:<11} {d.title}: {plural(reads, 'read')}, {plural(writes, 'write')}, {other} generic{extra}; "
             f"{plural(len(d.predicates), 'predicate')} ({len({p.name for p in d.predicates})} distinct); clock {d.clock}"
         )
@@ -123,8 +131,8 @@ def domains() -> None:
 
         tasks = load_tasks(d.tasks_path) if d.tasks_path.exists() else []
         refusals = sum(t.is_refusal for t in tasks)
-        typer.echo(f"            {plural(len(tasks), 'task')} ({refusals} refusals); folder {d.folder}")
-        typer.echo("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
+        say(f"            {plural(len(tasks), 'task')} ({refusals} refusals); folder {d.folder}")
+        say("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
 
 
 @app.command("tasks")
@@ -145,8 +153,8 @@ def list_tasks(
             what = f"refuse {t.ledger_tui.forbidden_action.name} ({t.ledger_tui.expected_verdict})"
         else:
             what = ", ".join(a.name for a in t.gold_actions) or "no action"
-        typer.echo(f"{t.id:<{width}}{what}")
-    typer.echo(f"{plural(len(tasks), 'task')}")
+        say(f"{t.id:<{width}}{what}")
+    say(f"{plural(len(tasks), 'task')}")
 
 
 @app.command()
@@ -218,10 +226,10 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     finally:
         session.close()
     for line in _summary(session, out):
-        typer.echo(line)
+        say(line)
     if dump_db:
         _dump_db(session.env, dump_db)
-        typer.echo(f"db dump   {dump_db}")
+        say(f"db dump   {dump_db}")
     if problem:
         raise LedgerTuiError(f"{problem} (the trajectory up to this point is saved in {out})")
 
@@ -240,17 +248,17 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
     from ledger_tui.engine.fold import fold
 
     t = fold(report.events).totals
-    typer.echo(f"session   {out}")
-    typer.echo(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
-    typer.echo(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
-    typer.echo(f"db        {report.final_digest}")
-    typer.echo(f"gold db   {report.gold_digest}")
-    typer.echo(f"result    {'PASS' if report.passed else 'FAIL'}")
+    say(f"session   {out}")
+    say(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
+    say(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
+    say(f"db        {report.final_digest}")
+    say(f"gold db   {report.gold_digest}")
+    say(f"result    {'PASS' if report.passed else 'FAIL'}")
     for p in report.problems:
-        typer.echo(f"  - {p}")
+        say(f"  - {p}")
     if dump_db:
         _dump_db(report.env, dump_db)
-        typer.echo(f"db dump   {dump_db}")
+        say(f"db dump   {dump_db}")
     if not report.passed:
         raise typer.Exit(1)
 
@@ -268,7 +276,7 @@ def why(
 
     loaded = read_trajectory(trajectory)
     for w in loaded.warnings:
-        typer.echo(f"warning: {w}", err=True)
+        say(f"warning: {w}", err=True)
     policy = _policy_for(loaded.started.domain if loaded.started else None)
     if step is not None:
         chosen = [e for e in loaded.events if isinstance(e, GateDecided) and e.seq == step]
@@ -281,16 +289,16 @@ def why(
         verdicts = tuple(Verdict) if all_decisions else (Verdict.REVISE, Verdict.BLOCK)
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
-        typer.echo("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
+        say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
     for i, event in enumerate(chosen):
         if i:
-            typer.echo("")
+            say("")
         for line in explain_decision(event, policy):
-            typer.echo(line)
+            say(line)
     stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW]
     if len(chosen) > 1 and stops:
-        typer.echo(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")
+        say(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")
 
 
 @app.command()
@@ -407,7 +415,7 @@ def eval_command(
     wanted = {(t.id, n, m) for t in chosen for n in range(trials) for m in mode}
     if before & wanted:
         left = len(wanted - before)
-        typer.echo(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
+        say(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
     results = asyncio.run(_eval_with_progress(config, total))
     fresh = [r for r in results if r.key() not in before]
     failed = [r for r in fresh if r.error]
@@ -418,16 +426,16 @@ def eval_command(
         )
     summaries = summarize(results)
     for line in table(summaries):
-        typer.echo(line)
-    typer.echo("")
+        say(line)
+    say("")
     for line in plot(summaries):
-        typer.echo(line)
+        say(line)
     (out / "summary.json").write_text(
         json.dumps([s.__dict__ for s in summaries], indent=2, default=str) + "\n", encoding="utf-8"
     )
-    typer.echo(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
+    say(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
     for line in _failure_words(fresh):
-        typer.echo(line, err=True)
+        say(line, err=True)
 
 
 def _failure_words(fresh: list) -> list[str]:
@@ -486,10 +494,10 @@ def import_tau2(
 
     imported = import_tau2(results, out)
     for w in imported.warnings:
-        typer.echo(f"warning: {w}", err=True)
+        say(f"warning: {w}", err=True)
     written = imported.paths
-    typer.echo(f"imported {len(written)} simulations into {out}")
-    typer.echo(f"next: ledger-tui audit {out}   |   ledger-tui replay {written[0] if written else out}")
+    say(f"imported {len(written)} simulations into {out}")
+    say(f"next: ledger-tui audit {out}   |   ledger-tui replay {written[0] if written else out}")
 
 
 @app.command()
@@ -506,9 +514,9 @@ def grade(
 
     graded = regrade(results, tau2_data)
     for w in graded.warnings:
-        typer.echo(f"warning: {w}", err=True)
+        say(f"warning: {w}", err=True)
     for line in grade_lines(graded, diffs=diffs):
-        typer.echo(line)
+        say(line)
     if not all(g.agrees for g in graded.grades):
         raise typer.Exit(1)
 
@@ -521,9 +529,9 @@ def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2
 
     rows, warnings = run_audit(folder)
     for w in warnings:
-        typer.echo(f"warning: {w}", err=True)
+        say(f"warning: {w}", err=True)
     for line in audit_lines(rows):
-        typer.echo(line)
+        say(line)
 
 
 @app.command()
@@ -542,8 +550,8 @@ def regress(
         report = asyncio.run(run_regress(domain, loaded.events))
         changed += len(report.changes)
         for line in regress_lines(path, report):
-            typer.echo(line)
-    typer.echo(f"{plural(changed, 'verdict')} changed in {plural(len(trajectories), 'trajectory file')}")
+            say(line)
+    say(f"{plural(changed, 'verdict')} changed in {plural(len(trajectories), 'trajectory file')}")
     if changed:
         raise typer.Exit(1)
 
@@ -557,7 +565,7 @@ def report(
     """Classify every failed run (missed write, wrong arguments, gate stop, …) and compare modes per task."""
     from ledger_tui.eval.report import report_command
 
-    report_command(folder, tasks, json_out, echo=typer.echo)
+    report_command(folder, tasks, json_out, echo=say)
 
 
 @app.command()
@@ -585,10 +593,10 @@ def main() -> None:
     try:
         app()
     except LedgerTuiError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        say(f"error: {exc}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        typer.echo("interrupted; everything recorded so far is saved.", err=True)
+        say("interrupted; everything recorded so far is saved.", err=True)
         sys.exit(130)
 
 

@@ -624,7 +624,7 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunRepo
 
     runs: list[RunReport] = []
     domains: dict[str, Domain | None] = {}
-    lines = (folder / RESULTS).read_text(encoding="utf-8").splitlines()
+    lines = (folder / RESULTS).read_text(encoding="utf-8").split("\n")  # \x85, U+2028 may sit in a string
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -812,7 +812,9 @@ def report_lines(report: Report) -> list[str]:
 def _print(text: str, err: bool = False) -> None:
     import sys
 
-    print(text, file=sys.stderr if err else sys.stdout)
+    from ledger_tui.engine.outside import shown
+
+    print(shown(text), file=sys.stderr if err else sys.stdout)
 
 
 def report_command(

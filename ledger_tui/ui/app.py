@@ -18,6 +18,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError, ModelError
 from ledger_tui.engine.events import Event
 from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
@@ -59,7 +60,7 @@ class LedgerWorkbench(App[None]):
         try:
             loaded = read_trajectory(path)
         except LedgerTuiError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
+            self.notify(shown(exc, markup=True), severity="error", timeout=10)
             return None
         domain, problem = domain_for(loaded.started.domain if loaded.started else None)
         screen = ReplayScreen(loaded.events, path=Path(path), domain=domain, domain_problem=problem, warnings=loaded.warnings)

@@ -12,9 +12,11 @@ import re
 from functools import partial
 from pathlib import Path
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
 
 from ledger_tui.engine.events import Verdict
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.run_index import SORT_HELP, SORTS
 
 SESSION_DIRS = (Path("sessions"), Path("."))
@@ -36,6 +38,17 @@ def session_files() -> list[Path]:
             if len(found) >= MAX_FILES:
                 break
     return sorted(found, key=lambda p: -found[p])
+
+
+def _highlighted(matcher: Matcher, name: str) -> Content:
+    """The command's name as shown (file names, domains and modes are outside text: never
+    markup), with the letters the query matched highlighted."""
+    plain = shown(name)
+    content = Content(plain)
+    for offset in matcher.fuzzy_search.match(matcher.query, plain)[1]:
+        if not plain[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class WorkbenchCommands(Provider):
@@ -73,7 +86,7 @@ class WorkbenchCommands(Provider):
         for name, action, help_text in self._commands():
             if name.startswith("Open session"):
                 continue
-            yield DiscoveryHit(name, action, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(Content(shown(name)), action, text=name, help=help_text)  # type: ignore[arg-type]
 
     async def search(self, query: str) -> Hits:
         screen = self.screen
@@ -85,4 +98,4 @@ class WorkbenchCommands(Provider):
         for name, action, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), action, help=help_text)  # type: ignore[arg-type]
+                yield Hit(score, _highlighted(matcher, name), action, text=name, help=help_text)  # type: ignore[arg-type]

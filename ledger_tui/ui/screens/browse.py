@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import RunChosen
 from ledger_tui.ui.run_index import SORTS, RunFilter, RunIndex, RunRow, cycle
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
@@ -53,7 +54,7 @@ class BrowseScreen(Screen[None]):
         self._refresh()
         self.table.focus()
         for warning in self.index.warnings:
-            self.notify(warning, title="Some runs could not be read", severity="warning", timeout=10)
+            self.notify(shown(warning, markup=True), title="Some runs could not be read", severity="warning", timeout=10)
 
     # ------------------------------------------------------------------ intent methods
     def filter_runs(self, **changes: object) -> None:
@@ -118,7 +119,7 @@ class BrowseScreen(Screen[None]):
         self.query_one(RunDetail).show(self.table.selected(), self.index)
 
     def _refresh(self) -> None:
-        shown = self.run_filter.apply(self.index.rows)
-        self.table.show(shown)
-        self.query_one(BrowseBar).show(self.index, self.run_filter, len(shown))
+        rows = self.run_filter.apply(self.index.rows)
+        self.table.show(rows)
+        self.query_one(BrowseBar).show(self.index, self.run_filter, len(rows))
         self.query_one(RunDetail).show(self.table.selected(), self.index)

@@ -20,6 +20,7 @@ from textual.widgets import Input
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, UserMessage
 from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session
 from ledger_tui.ui.console import Command, ConsoleError, parse_line
 from ledger_tui.ui.messages import EventRecorded, ModelBusy
@@ -128,7 +129,7 @@ class PlayScreen(WorkbenchScreen):
         try:
             command = parse_line(line)
         except ConsoleError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(shown(exc, markup=True), severity="error")
             event.input.select_all()  # kept for editing; typing a new line replaces it
             return
         event.input.clear()
@@ -142,7 +143,7 @@ class PlayScreen(WorkbenchScreen):
         self._idle.clear()
         busy = self.query_one(BusyIndicator)
         if busy.busy:
-            self.notify(f"Queued: {self._describe(command)} runs after the current turn.")
+            self.notify(shown(f"Queued: {self._describe(command)} runs after the current turn.", markup=True))
         self._queue.put_nowait(command)
         if command.kind == "customer" and not self.has_model:
             self.notify(NO_MODEL_NOTICE, severity="warning")
@@ -166,9 +167,9 @@ class PlayScreen(WorkbenchScreen):
         else:
             self.conversation.append(event)
         if isinstance(event, Notice) and event.level == "error":
-            self.notify(event.text, severity="error", timeout=8)
+            self.notify(shown(event.text, markup=True), severity="error", timeout=8)
         if isinstance(event, SessionEnded):
-            self.notify(f"Session ended ({event.reason}); recorded to {self.session.out}.")
+            self.notify(shown(f"Session ended ({event.reason}); recorded to {self.session.out}.", markup=True))
         self.status.show(self._state, max(len(self.events) - 1, 0), max(len(self.events) - 1, 0))
 
     def on_model_busy(self, message: ModelBusy) -> None:

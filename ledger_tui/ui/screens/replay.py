@@ -20,6 +20,7 @@ from textual.timer import Timer
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, UserMessage
 from ledger_tui.engine.fold import SessionState, Timeline
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import ReplayBar
@@ -87,7 +88,7 @@ class ReplayScreen(WorkbenchScreen):
             i: e.decision.verdict.value for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)
         }
         for warning in self.warnings:
-            self.notify(warning, title="Trajectory damaged", severity="warning", timeout=10)
+            self.notify(shown(warning, markup=True), title="Trajectory damaged", severity="warning", timeout=10)
         if self._past_end:
             self.notify(self._past_end, severity="warning")
         self.cursor = self._start
@@ -117,8 +118,8 @@ class ReplayScreen(WorkbenchScreen):
     def show_step(self, index: int) -> SessionState:
         """Bring every pane to the state after event `index`."""
         state = self.timeline.at(index)
-        shown = list(heapq.merge(state.conversation, state.gate_log, key=lambda e: e.seq))
-        self.conversation.sync(shown)
+        visible = list(heapq.merge(state.conversation, state.gate_log, key=lambda e: e.seq))
+        self.conversation.sync(visible)
         self.ledger.sync(state.ledger, self._marks(state, index))
         self.gate_log.sync(state.gate_log)
         self.status.show(state, index, len(self.timeline) - 1)

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, Select, Static
 from ledger_tui.engine.domain import Domain, clause_text
 from ledger_tui.engine.events import EvidenceRead, GateDecided, GateDecision, PredicateResult
 from ledger_tui.engine.fold import SessionState
+from ledger_tui.engine.outside import shown
 from ledger_tui.engine.serialize import compact
 from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if
@@ -54,7 +55,7 @@ def in_full(value: Any, indent: str, inline: int = 50) -> str:
         return text
     pretty = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
     lines = []
-    for line in pretty.splitlines():
+    for line in pretty.split("\n"):
         body = line.lstrip(" ")
         lines.append(indent + "\u00a0" * (len(line) - len(body)) + body)
     return "\n" + "\n".join(lines)
@@ -63,35 +64,35 @@ def in_full(value: Any, indent: str, inline: int = 50) -> str:
 def describe_read(r: EvidenceRead) -> Text:
     """One evidence line: path = value, and where the value came from (which step, which call)."""
     if r.origin == "context":
-        return Text(f"{INDENT}context {r.path.removeprefix('context.')} = {in_full(r.value, INDENT * 2)}", style="dim")
+        return Text(shown(f"{INDENT}context {r.path.removeprefix('context.')} = {in_full(r.value, INDENT * 2)}"), style="dim")
     if not r.present:
-        return Text(f"{INDENT}{r.path}: not in the ledger", style="italic")
-    line = Text(f"{INDENT}{r.path}")
+        return Text(shown(f"{INDENT}{r.path}: not in the ledger"), style="italic")
+    line = Text(shown(f"{INDENT}{r.path}"))
     if r.stale:
         line.append(" STALE", style="bold")
-    line.append(f" = {in_full(r.value, INDENT * 2)}")
+    line.append(shown(f" = {in_full(r.value, INDENT * 2)}"))
     if r.origin == "stated":
-        line.append(f"\n{INDENT * 3}{stated_where(r)}", style="dim")
+        line.append(shown(f"\n{INDENT * 3}{stated_where(r)}"), style="dim")
     else:
         where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
         if r.source_call:
             where += f" by {r.source_call}"
-        line.append(f"\n{INDENT * 3}{where}", style="dim")
+        line.append(shown(f"\n{INDENT * 3}{where}"), style="dim")
     return line
 
 
 def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
-    text = Text.assemble((f"[{check_label(p, ' → ')}] ", "bold"), (p.name, "bold"), f" · clause {p.clause}")
+    text = Text.assemble((f"[{check_label(p, ' → ')}] ", "bold"), (shown(p.name), "bold"), shown(f" · clause {p.clause}"))
     if not p.passed and p.reason:
-        text.append(f"\n{INDENT}reason: {p.reason}")
+        text.append(shown(f"\n{INDENT}reason: {p.reason}"))
     if not p.passed and p.hint:
-        text.append(f"\n{INDENT}hint: {p.hint}")
+        text.append(shown(f"\n{INDENT}hint: {p.hint}"))
     for r in p.reads:
         text.append("\n")
         text.append_text(describe_read(r))
     clause = policy_clause(policy, p.clause)
     if clause:
-        text.append(f"\n{INDENT}policy: {clause}", style="italic")
+        text.append(shown(f"\n{INDENT}policy: {clause}"), style="italic")
     return text
 
 
@@ -103,13 +104,13 @@ def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) ->
     was = {p.name: p.passed for p in before.predicates}
     for p in outcome.predicates:
         if p.name in was and was[p.name] != p.passed:
-            text.append(f"\n{INDENT}{p.name}: ")
+            text.append(shown(f"\n{INDENT}{p.name}: "))
             text.append("FAIL→pass" if p.passed else "pass→FAIL", style="bold")
         elif p.name not in was:
-            text.append(f"\n{INDENT}{p.name}: ")
+            text.append(shown(f"\n{INDENT}{p.name}: "))
             text.append("now checked, " + ("pass" if p.passed else "FAIL"), style="bold")
-    text.append(f"\n{outcome.reason}")
-    text.append(f"\nwhat-if {edit.target} {edit.key} = {short(edit.value, 120)}", style="dim")
+    text.append(shown(f"\n{outcome.reason}"))
+    text.append(shown(f"\nwhat-if {edit.target} {edit.key} = {short(edit.value, 120)}"), style="dim")
     return text
 
 
@@ -137,6 +138,7 @@ class WhyScreen(Screen[None]):
         self.unavailable = unavailable
         self.targets = editable_targets(decided, before)
         self.outcome: GateDecision | None = None
+        self._offered: tuple[str, Any] | None = None  # the value put in the box, as shown and as recorded
 
     def compose(self) -> ComposeResult:
         d = self.decided.decision
@@ -148,10 +150,10 @@ class WhyScreen(Screen[None]):
                 fail = "-needs-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"
                 yield Static(describe_predicate(p, self.policy), classes="predicate " + ("-pass" if p.passed else f"-fail {fail}"))
             if not self.policy:
-                yield Static(Text("policy text unavailable: " + (self.unavailable or "no domain loaded")), classes="dim")
+                yield Static(Text(shown("policy text unavailable: " + (self.unavailable or "no domain loaded"))), classes="dim")
         with Vertical(id="whatif-panel"):
             with Horizontal(id="whatif"):
-                options = [(f"arg {k}" if t == "argument" else k, i) for i, (t, k, _) in enumerate(self.targets)]
+                options = [(shown(f"arg {k}" if t == "argument" else k, markup=True), i) for i, (t, k, _) in enumerate(self.targets)]
                 yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
                 yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
             with VerticalScroll(id="whatif-scroll"):
@@ -163,22 +165,22 @@ class WhyScreen(Screen[None]):
         d = self.decided.decision
         who = WHO.get(d.call.requestor, d.call.requestor)
         kind = f" {category_label(d)} ·" if d.verdict.value != "ALLOW" else ""
-        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}")
+        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), shown(f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}"))
 
     def _summary(self, d: GateDecision) -> Text:
-        text = Text.assemble(("call ", "bold"), d.call.name)
+        text = Text.assemble(("call ", "bold"), shown(d.call.name))
         for k, v in d.call.arguments.items():
-            text.append(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}")
-        text.append_text(Text.assemble("\n", ("verdict ", "bold"), f"{verdict_label(d)}: {d.reason}"))
+            text.append(shown(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}"))
+        text.append_text(Text.assemble("\n", ("verdict ", "bold"), shown(f"{verdict_label(d)}: {d.reason}")))
         if d.hint:
-            text.append_text(Text.assemble("\n", ("hint ", "bold"), d.hint))
+            text.append_text(Text.assemble("\n", ("hint ", "bold"), shown(d.hint)))
         for s in d.suggested_calls:
-            text.append(f"\n{INDENT}suggested read: {s.signature()}")
+            text.append(shown(f"\n{INDENT}suggested read: {s.signature()}"))
         return text
 
     def _whatif_intro(self) -> Text:
         if self.domain is None:
-            return Text(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}.", style="dim")
+            return Text(shown(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}."), style="dim")
         return Text("Pick an argument or a ledger value to change, edit it, press Enter: the gate runs again on the state at this step.", style="dim")
 
     # ------------------------------------------------------------------ what-if
@@ -190,7 +192,8 @@ class WhyScreen(Screen[None]):
             return
         _, _, value = self.targets[event.value]
         box = self.query_one("#whatif-value", Input)
-        box.value = value if isinstance(value, str) else compact(value)
+        box.value = shown(value if isinstance(value, str) else compact(value))
+        self._offered = (box.value, value)
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -199,10 +202,14 @@ class WhyScreen(Screen[None]):
         if not isinstance(choice, int):
             self.notify("Pick what to change first (the list left of the value).", severity="warning")
             return
-        try:
-            value: Any = json.loads(event.value)
-        except ValueError:
-            value = event.value
+        value: Any
+        if self._offered is not None and event.value == self._offered[0]:
+            value = self._offered[1]  # left as offered: the recorded value, control characters and all
+        else:
+            try:
+                value = json.loads(event.value)
+            except ValueError:
+                value = event.value
         target, key, _ = self.targets[choice]
         self.run_what_if(Edit(target, key, value))  # type: ignore[arg-type]
 
@@ -210,7 +217,7 @@ class WhyScreen(Screen[None]):
         """Re-run the gate with `edit`; shows and returns the new decision."""
         result = self.query_one("#whatif-result", Static)
         if self.domain is None:
-            self.notify(self._whatif_intro().plain, severity="warning")
+            self.notify(shown(self._whatif_intro().plain, markup=True), severity="warning")
             return None
         outcome = what_if(self.decided, self.before, self.domain, edit)
         self.outcome = outcome

@@ -19,6 +19,7 @@ from textual.widgets import Footer
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
 from ledger_tui.engine.fold import SessionState, fold
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
@@ -129,7 +130,7 @@ class WorkbenchScreen(Screen[None]):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(state.ledger.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
-            self.notify(f"Could not write {target} ({exc.strerror}); start the workbench from a folder you can write to.", severity="error")
+            self.notify(shown(f"Could not write {target} ({exc.strerror}); start the workbench from a folder you can write to.", markup=True), severity="error")
             return None
-        self.notify(f"Ledger at step {index} written to {target}.")
+        self.notify(shown(f"Ledger at step {index} written to {target}.", markup=True))
         return target

@@ -6,6 +6,8 @@ from __future__ import annotations
 from textual.timer import Timer
 from textual.widgets import Static
 
+from ledger_tui.engine.outside import shown
+
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -42,4 +44,4 @@ class BusyIndicator(Static):
         self._paint()
 
     def _paint(self) -> None:
-        self.update(f"{FRAMES[self._frame]} {self._what}")
+        self.update(shown(f"{FRAMES[self._frame]} {self._what}", markup=True))

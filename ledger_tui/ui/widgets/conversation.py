@@ -27,6 +27,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 
 Undo = Callable[[], None]
@@ -128,11 +129,11 @@ class ConversationView(VerticalScroll):
     def _trim(self, count: int) -> None:
         """Unmount the oldest `count` entries (their decorations go with their call items)."""
         dropped, self._log = self._log[:count], self._log[count:]
-        for shown in dropped:
-            if shown.widget is not None:
-                if isinstance(shown.widget, ToolCallItem):
-                    self._calls.pop(shown.widget.proposed.call.id, None)
-                shown.widget.remove()
+        for entry in dropped:
+            if entry.widget is not None:
+                if isinstance(entry.widget, ToolCallItem):
+                    self._calls.pop(entry.widget.proposed.call.id, None)
+                entry.widget.remove()
 
     def _prepend(self, events: list[Event]) -> None:
         """Mount older entries before the first one shown, in order."""
@@ -161,12 +162,12 @@ class ConversationView(VerticalScroll):
 
     def _show(self, event: Event, before: Widget | None = None) -> Shown:
         if isinstance(event, UserMessage):
-            return self._line(event, Text.assemble(("customer  ", "bold"), event.text), "user", before)
+            return self._line(event, Text.assemble(("customer  ", "bold"), shown(event.text)), "user", before)
         if isinstance(event, AssistantMessage):
             if not event.text.strip():
                 return Shown(event.seq, _nothing)
             who = "agent (operator)  " if event.author == "operator" else "agent  "  # /say in play
-            return self._line(event, Text.assemble((who, "bold"), event.text), "agent", before)
+            return self._line(event, Text.assemble((who, "bold"), shown(event.text)), "agent", before)
         if isinstance(event, ToolCallProposed):
             item = ToolCallItem(event)
             self._calls[event.call.id] = item
@@ -190,7 +191,7 @@ class ConversationView(VerticalScroll):
             target.set_result(event)
             return Shown(event.seq, lambda: target.set_result(None))
         if isinstance(event, Refusal):
-            return self._line(event, Text.assemble((self._refuser(event), "bold"), event.text), "refusal", before)
+            return self._line(event, Text.assemble((self._refuser(event), "bold"), shown(event.text)), "refusal", before)
         if isinstance(event, Notice):
-            return self._line(event, Text(f"{event.level}: {event.text}"), f"notice -{event.level}", before)
+            return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
         return Shown(event.seq, _nothing)

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
+from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 
@@ -127,8 +128,8 @@ class GateLog(DataTable[Text]):
         self.add_row(
             Text(str(decided.seq), style=style),
             Text(verdict_tag(d), style=style + Style(bold=True), no_wrap=True),
-            Text(d.call.name, style=style, overflow="ellipsis", no_wrap=True),
-            Text(describe(d), style=style, overflow="ellipsis", no_wrap=True),
+            Text(shown(d.call.name), style=style, overflow="ellipsis", no_wrap=True),
+            Text(shown(describe(d)), style=style, overflow="ellipsis", no_wrap=True),
             key=str(decided.seq),
         )
 

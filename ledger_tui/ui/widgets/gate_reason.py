@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ledger_tui.engine.events import GateDecided
+from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_label
 from ledger_tui.ui.widgets.gate_log import describe, row_class
 
@@ -24,5 +25,5 @@ class GateReason(Static):
             return
         d = decided.decision
         self.add_class(f"-{row_class(d)}")
-        self.update(Text.assemble((f"{verdict_label(d)} ", "bold"), f"step {decided.seq}: ", describe(d)))
+        self.update(Text.assemble((f"{verdict_label(d)} ", "bold"), f"step {decided.seq}: ", shown(describe(d))))
         self.display = True

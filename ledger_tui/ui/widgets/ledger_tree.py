@@ -18,6 +18,7 @@ from textual.widgets.tree import TreeNode
 
 from ledger_tui.engine.events import LedgerUpdated
 from ledger_tui.engine.ledger import Ledger
+from ledger_tui.engine.outside import shown
 from ledger_tui.engine.serialize import compact
 
 Change = str  # "added" | "changed" | "refreshed" | "stale"
@@ -128,7 +129,7 @@ class LedgerTree(Tree[Shown]):
     def _group(self, name: str) -> TreeNode[Shown]:
         node = self._groups.get(name)
         if node is None:
-            node = self.root.add(name, Shown("group", name), expand=True)
+            node = self.root.add(Text(shown(name)), Shown("group", name), expand=True)  # a string label would be Rich markup
             self._groups[name] = node
         return node
 
@@ -172,7 +173,7 @@ class LedgerTree(Tree[Shown]):
             node.add_leaf(self._field_label(key, v), Shown("field", f"{path}:{key}", value=v))
 
     def _field_label(self, key: str, value: Any) -> Text:
-        return Text.assemble((f"{key}: ", ""), (_short(compact(value), 60), ""))
+        return Text(shown(f"{key}: {_short(compact(value), 60)}"))
 
     def _remove(self, path: str) -> None:
         node = self._entries.pop(path, None)
@@ -191,17 +192,17 @@ class LedgerTree(Tree[Shown]):
         if data is None:
             return
         if data.kind == "group":
-            node.set_label(Text(f"{data.path} ({len(node.children)})"))
+            node.set_label(Text(shown(f"{data.path} ({len(node.children)})")))
             return
         _, key = split_path(data.path)
-        label = Text(key)
+        label = Text(shown(key))
         badge = "STALE" if data.stale else BADGE.get(data.mark or "", "")
         if badge:  # before the value, so a narrow pane cuts the value, not the mark
             label.append(f" [{badge}]")
         if data.origin == "stated":
             label.append(" (said)")
         label.append("  ")
-        label.append(_short(data.text))
+        label.append(shown(_short(data.text)))
         node.set_label(label)
 
     # ------------------------------------------------------------------ rendering

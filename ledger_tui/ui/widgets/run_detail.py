@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.run_index import RunIndex, RunRow
 
 
@@ -23,9 +24,9 @@ class RunDetail(Static):
             self.update(Text("No run matches the filters; x clears them.", style="italic"))
             return
         text = Text()
-        text.append(f"{row.domain} task {row.task_id}", "bold")
+        text.append(shown(f"{row.domain} task {row.task_id}"), "bold")
         ended = row.termination.replace("_", " ") or "?"
-        text.append(f"  trial {row.trial} · {row.mode} · reward {row.reward:g} · ended {ended}")
+        text.append(shown(f"  trial {row.trial} · {row.mode} · reward {row.reward:g} · ended {ended}"))
         text.append("\ngate ")
         for verdict, n in (("ALLOW", row.allow), ("REVISE", row.revise), ("BLOCK", row.block)):
             text.append(f" {verdict} {n}", "bold" if n else "dim")
@@ -38,7 +39,7 @@ class RunDetail(Static):
             text.append("\npassed", "bold")
         for finding in row.findings:
             at = f" at step {finding.seq}" if finding.seq is not None else ""
-            text.append(f"\n{finding.cls}{at}: ", "bold")
-            text.append(finding.detail)
-        text.append(f"\n{index.relative(row.trajectory)}", "dim")
+            text.append(shown(f"\n{finding.cls}{at}: "), "bold")
+            text.append(shown(finding.detail))
+        text.append(shown(f"\n{index.relative(row.trajectory)}"), "dim")
         self.update(text)

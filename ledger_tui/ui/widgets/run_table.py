@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import RunChosen
 from ledger_tui.ui.run_index import SHORT_CLASS, RunRow
 
@@ -66,7 +67,7 @@ class RunTable(DataTable[Text]):
         """Show exactly `rows`, in order; the cursor stays on the run it was on if it is still here."""
         keep = self.selected()
         self._rows = list(rows)
-        self._longest = max(self._longest, *(len(r.task_id) for r in self._rows), 0)
+        self._longest = max(self._longest, *(len(shown(r.task_id)) for r in self._rows), 0)
         self._redraw(keep.key if keep is not None else None)
 
     def selected(self) -> RunRow | None:
@@ -120,20 +121,21 @@ class RunTable(DataTable[Text]):
         state = "passed" if row.passed else "failed"
         style = self.get_component_rich_style(f"run-table--{state}", partial=True)
         task_width, show_end = self._layout
-        task = row.task_id if len(row.task_id) <= task_width else row.task_id[: task_width - 1] + "…"
+        task_id = shown(row.task_id)
+        task = task_id if len(task_id) <= task_width else task_id[: task_width - 1] + "…"
         cells = []
         if self._show_domain:
-            cells.append(Text(row.domain, style=style))
+            cells.append(Text(shown(row.domain), style=style))
         cells += [
             Text(task, style=style, no_wrap=True),
             Text(str(row.trial), justify="right"),
-            Text(row.mode),
+            Text(shown(row.mode)),
             Text(f"{row.reward:.1f}", style=style, justify="right"),
         ]
         if show_end:
-            cells.append(Text(termination(row.termination), overflow="ellipsis", no_wrap=True))
+            cells.append(Text(shown(termination(row.termination)), overflow="ellipsis", no_wrap=True))
         cells += [
-            Text(SHORT_CLASS.get(row.primary, row.primary) if row.primary else "", style=style, no_wrap=True),
+            Text(shown(SHORT_CLASS.get(row.primary, row.primary)) if row.primary else "", style=style, no_wrap=True),
         ]
         for verdict, n in (("allow", row.allow), ("revise", row.revise), ("block", row.block)):
             vstyle = self.get_component_rich_style(f"run-table--{verdict}", partial=True) if n else None

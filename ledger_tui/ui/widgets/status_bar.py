@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ledger_tui.engine.fold import SessionState
+from ledger_tui.engine.outside import shown
 
 
 @dataclass(frozen=True)
@@ -43,27 +44,27 @@ class StatusBar(Widget):
         if self.label:
             parts.append(Part(f"{self.label}  ", LABEL, "bold"))
         if started is not None:
-            parts.append(Part(started.domain, ESSENTIAL, "bold"))
-            parts.append(Part(f" · {started.model}", MODEL))
-            parts.append(Part(f" · {started.mode}", ESSENTIAL))
+            parts.append(Part(shown(started.domain), ESSENTIAL, "bold"))
+            parts.append(Part(shown(f" · {started.model}"), MODEL))
+            parts.append(Part(shown(f" · {started.mode}"), ESSENTIAL))
         else:
             parts.append(Part("(no session_started event)", ESSENTIAL))
         parts.append(Part(f"  step {step}/{total}", ESSENTIAL))
         parts.append(Part(f"  tokens {t.prompt_tokens}+{t.completion_tokens}", TOKENS))
         parts.append(Part(f"  calls {t.model_calls}", CALLS))
         if state.ended is not None:
-            parts.append(Part(f"  ended: {state.ended.reason}", ESSENTIAL))
+            parts.append(Part(shown(f"  ended: {state.ended.reason}"), ESSENTIAL))
         self.parts = parts
         self.refresh()
 
     def fitted(self, width: int) -> list[Part]:
         """The parts that fit in `width` cells, dropping the least useful first."""
-        shown = list(self.parts)
+        kept = list(self.parts)
         for rank in (TOKENS, MODEL, CALLS, LABEL):
-            if sum(len(p.text) for p in shown) <= width:
+            if sum(len(p.text) for p in kept) <= width:
                 break
-            shown = [p for p in shown if p.keep != rank]
-        return shown
+            kept = [p for p in kept if p.keep != rank]
+        return kept
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from ledger_tui.engine.events import GateDecision, ToolCallProposed, ToolResult
+from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.widgets.gate_log import row_class
 
@@ -26,7 +27,7 @@ class ToolCallItem(Collapsible):
         self.proposed = proposed
         self.decision: GateDecision | None = None
         self.result: ToolResult | None = None
-        self._args = json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True)
+        self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
         self._detail = Static(self._detail_text(), classes="tool-detail")
         super().__init__(
             self._detail,
@@ -53,7 +54,7 @@ class ToolCallItem(Collapsible):
         text = Text(f"arguments {self._args}")
         if self.result is not None:
             head = "gate feedback" if not self.result.executed else ("error" if self.result.error else "result")
-            text.append(f"\n{head}: {self.result.content}")
+            text.append(f"\n{head}: {shown(self.result.content)}")
         return text
 
     def _heading(self) -> Content:
@@ -65,4 +66,4 @@ class ToolCallItem(Collapsible):
         if self.result is not None:
             status.append("not run" if not self.result.executed else ("error" if self.result.error else "ok"))
         head = f"[{' · '.join(status)}] " if status else ""
-        return Content(f"{head}{WHO.get(call.requestor, call.requestor)} → {call.signature()}")  # literal, never markup
+        return Content(shown(f"{head}{WHO.get(call.requestor, call.requestor)} → {call.signature()}"))  # literal, never markup
