@@ -8,7 +8,6 @@ Every failure a user can meet is a `LedgerTuiError` whose message is one sentenc
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import json
 import sys
 from pathlib import Path
@@ -43,9 +42,14 @@ def say(line: str = "", err: bool = False) -> None:
     typer.echo(shown(line), err=err)
 
 
+FORCE_HELP = "Overwrite files that already exist (without it, an existing file is an error and nothing runs)."
+
+
 def _default_out(domain: str, stem: str) -> Path:
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path("sessions") / "runs" / f"{domain}-{stem}-{stamp}.jsonl"
+    """A new file under sessions/runs/, created now: unique even for runs started together."""
+    from ledger_tui.eval.outputs import fresh_name
+
+    return fresh_name(Path("sessions") / "runs", f"{domain}-{stem}")
 
 
 # Options of a real model server, shared by `play` and `eval` (see "Real model servers" in the README)
@@ -168,13 +172,17 @@ def run(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trajectory file (JSONL) to write."),
     dump_db: Optional[Path] = typer.Option(None, "--dump-db", help="Write the final database as JSON here."),
     no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files).", metavar=""),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
 ) -> None:
     """Run a scripted session (or a task with the gold agent) through the loop, gate and environment."""
     from domains import load_domain
+    from ledger_tui.eval.outputs import check_new
 
     _check_mode(mode)
     if script is None and task is None:
         raise LedgerTuiError("Pass --script FILE for a scripted session, or --task ID --agent gold for a task.")
+    check_new(out, force, "--out")
+    check_new(dump_db, force, "--dump-db")
     if script is not None:
         asyncio.run(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps))
         return
@@ -196,7 +204,6 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     if domain_name and domain_name != script.domain:
         raise ScriptError(f"Script {script_path.name} is for domain {script.domain!r}, not {domain_name!r}; drop --domain or pick another script.")
     d = load_domain(script.domain)
-    out = out or _default_out(d.name, Path(script_path).stem)
     model = ScriptedModel(name="scripted")
     env = None
     if script.task is not None:
@@ -207,6 +214,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
         if script.task not in tasks:
             raise ScriptError(f"Script {script_path.name} names task {script.task!r}, which domain {d.name} does not have.")
         env = fresh_environment(d, tasks[script.task], db)
+    out = out or _default_out(d.name, Path(script_path).stem)
     session_id = None
     if not timestamps:  # reproducible files: the id depends on the script only
         import hashlib
@@ -309,7 +317,8 @@ def play(
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
     mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: sessions/)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in sessions/runs/)."),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
     no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
     timeout: float = typer.Option(120.0, "--timeout", help=TIMEOUT_HELP),
     retries: int = typer.Option(2, "--retries", help=RETRIES_HELP),
@@ -324,8 +333,10 @@ def play(
 
     from domains import load_domain
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
+    from ledger_tui.eval.outputs import check_new
 
     _check_mode(mode)
+    check_new(out, force, "--out")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
     session_options = _session_options(context_window, ledger_at)
     d = load_domain(domain)
@@ -488,11 +499,15 @@ async def _eval_with_progress(config, total: int):
 def import_tau2(
     results: Path = typer.Argument(..., help="A τ²-bench results.json (or the folder holding it and simulations/)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the trajectories (one per simulation)."),
+    force: bool = typer.Option(
+        False, "--force", metavar="",
+        help="Import into a folder that holds another results file's runs (they are replaced) or other trajectories.",
+    ),
 ) -> None:
     """Convert a τ²-bench results file into trajectories, judging every recorded write with the gate."""
     from ledger_tui.eval.tau2 import import_tau2
 
-    imported = import_tau2(results, out)
+    imported = import_tau2(results, out, force=force)
     for w in imported.warnings:
         say(f"warning: {w}", err=True)
     written = imported.paths
@@ -560,11 +575,14 @@ def regress(
 def report(
     folder: Path = typer.Argument(..., help="An eval output folder (results.jsonl) or an import-tau2 folder."),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Task file (default: each domain's own, or FOLDER/tasks.json)."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Where to write the report as JSON (default: FOLDER/report.json)."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Where to write the report as JSON (default: FOLDER/report.json, rewritten each time)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --json file if it exists.", metavar=""),
 ) -> None:
     """Classify every failed run (missed write, wrong arguments, gate stop, …) and compare modes per task."""
+    from ledger_tui.eval.outputs import check_new
     from ledger_tui.eval.report import report_command
 
+    check_new(json_out, force, "--json")
     report_command(folder, tasks, json_out, echo=say)
 
 

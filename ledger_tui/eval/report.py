@@ -619,8 +619,31 @@ def _read_events(path: Path, warnings: list[str]) -> list[Event] | None:
     return loaded.events
 
 
+def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id: str, trial: int) -> tuple[Path, bool]:
+    """The trajectory a `results.jsonl` line names, looked up inside `folder` only: the recorded
+    path read from the folder (`runs/eval/trajectories/…` recorded, `COPY/trajectories/…` read: a
+    copied folder reads its own files, never the original's), else where eval puts it. Returns the
+    path and whether it exists; a missing one is the in-folder path it should have had."""
+    from ledger_tui.eval.outputs import OutputError
+    from ledger_tui.eval.runner import trajectory_path
+
+    root = folder.resolve()
+    path = Path(recorded)
+    parts = path.parts[1:] if path.is_absolute() else path.parts
+    candidates = [folder.joinpath(*parts[i:]) for i in range(len(parts))]
+    try:
+        expected = trajectory_path(folder, domain, mode, task_id, trial)
+        candidates.append(expected)
+    except (OutputError, TypeError, ValueError):
+        expected = folder / "trajectories"
+    for candidate in candidates:
+        if candidate.is_file() and candidate.resolve().is_relative_to(root):
+            return candidate, True
+    return expected, False
+
+
 def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunReport]:
-    from ledger_tui.eval.runner import TrialResult, trajectory_path
+    from ledger_tui.eval.runner import TrialResult
 
     runs: list[RunReport] = []
     domains: dict[str, Domain | None] = {}
@@ -633,20 +656,19 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunRepo
         except (ValueError, TypeError):
             warnings.append(f"Line {lineno} of {folder / RESULTS} is damaged and was skipped; rerun `ledger-tui eval` on the folder to redo that trial.")
             continue
-        run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, result.trajectory)
+        path, exists = find_trajectory(folder, str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
+        run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, str(path))
         runs.append(run)
         if run.passed:
             continue
         domain = _domain(result.domain, domains, warnings)
         task = tasks.get(result.domain, domain, result.task_id, own_tasks=True)
-        candidates = [Path(result.trajectory), folder / result.trajectory,
-                      trajectory_path(folder, result.domain, result.mode, result.task_id, result.trial)]
-        found = next((p for p in candidates if p.is_file()), None)
-        events = _read_events(found, warnings) if found is not None else None
-        if found is None:
-            warnings.append(f"The trajectory of {result.domain} task {result.task_id} ({result.mode}, trial {result.trial}) is missing: {result.trajectory}.")
-        if found is not None:
-            run.trajectory = str(found)
+        events = _read_events(path, warnings) if exists else None
+        if not exists:
+            warnings.append(
+                f"The trajectory of {result.domain} task {result.task_id} ({result.mode}, trial {result.trial}) is not in {folder}: "
+                f"{result.trajectory}."
+            )
         if events is None:
             run.classification = _without_trajectory(result.termination, result.grade, task is not None)
         else:

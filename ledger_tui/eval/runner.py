@@ -235,8 +235,12 @@ def load_results(out: Path) -> list[TrialResult]:
 
 
 def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int) -> Path:
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(task_id))
-    return out / "trajectories" / domain / mode / f"task-{safe}-trial-{trial}.jsonl"
+    """Where a run's trajectory goes: inside `out`, one file per (domain, mode, task, trial); task
+    ids that are not plain names (`x.1`, `t/1`) keep a hash of the original, so none share a file."""
+    from ledger_tui.eval.outputs import file_part, inside
+
+    name = f"task-{file_part(task_id)}-trial-{file_part(trial)}.jsonl"
+    return inside(out, "trajectories", file_part(domain), file_part(mode), name)
 
 
 async def run_eval(

@@ -263,23 +263,93 @@ class Imported:
     solo: bool = False
 
 
-def import_tau2(path: Path, out: Path) -> Imported:
+# What import-tau2 leaves in its folder to know which results file the runs came from
+MANIFEST = "import-tau2.json"
+
+
+def _source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _previous_import(out: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _prepare_folder(out: Path, source: Path, digest: str, force: bool) -> None:
+    """Make sure importing into `out` loses nothing silently: a folder holding the runs of another
+    results file (or trajectories and a tasks.json import-tau2 did not write) needs `force`; with it,
+    the other file's imported runs are removed (import-tau2's own files only), so the folder holds
+    this file's runs alone. Importing the same file again replaces its own runs."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise Tau2Error(f"{out} is a file; pass a folder to --out.")
+    previous = _previous_import(out)
+    if previous is not None and previous.get("sha256") == digest:
+        return  # the same results file again: its own runs are rewritten
+    present = sorted(p.name for p in out.rglob("*.jsonl")) + (["tasks.json"] if (out / "tasks.json").exists() else [])
+    if not present:
+        return
+    if not force and previous is not None:
+        raise Tau2Error(
+            f"{out} already holds the runs of {previous.get('source')}; pass --force to replace them with those of "
+            f"{source}, or choose another --out."
+        )
+    if not force:
+        listed = ", ".join(present[:3]) + (", …" if len(present) > 3 else "")
+        raise Tau2Error(
+            f"{out} already holds {len(present)} other file{'s' if len(present) != 1 else ''} ({listed}); pass --force to "
+            "import beside them (a file of the same name is replaced), or choose another --out."
+        )
+    if previous is not None:
+        from ledger_tui.eval.outputs import inside
+
+        for name in previous.get("files") or []:
+            if isinstance(name, str) and name.endswith(".jsonl") and name == Path(name).name:
+                old = inside(out, name)
+                if old.is_file() and not old.is_symlink():
+                    old.unlink()
+
+
+def import_tau2(path: Path, out: Path, force: bool = False) -> Imported:
     """Every simulation of a results file (either layout) as a trajectory in `out`, with the
-    warnings the operator should read (simulations without a task id, solo mode)."""
+    warnings the operator should read (simulations without a task id, solo mode).
+
+    File names come from the task id, trial and simulation id, made safe and unique
+    (`ledger_tui.eval.outputs`), and never lead out of `out`. A folder that holds another results
+    file's runs is refused unless `force` (see `_prepare_folder`)."""
     from domains import load_domain
+    from ledger_tui.eval.outputs import file_part, inside
 
     results = read_results(path)
     domain = load_domain(results.domain)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    targets: list[Path] = []  # every path is checked before anything is written
+    used: set[str] = set()
     for sim in results.simulations:
         task_id = sim.get("task_id")
-        task = "unknown" if task_id in (None, "") else "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(task_id))
-        name = f"task-{task}-trial-{sim.get('trial', 0)}-{str(sim.get('id', 'x'))[:8]}.jsonl"
-        written.append(import_simulation(domain, sim, results.info, out / name, results.solo))
-    if results.tasks:
-        (out / "tasks.json").write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
+        task = "unknown" if task_id in (None, "") else file_part(task_id)
+        stem = f"task-{task}-trial-{file_part(sim.get('trial', 0))}-{file_part(str(sim.get('id', 'x'))[:8])}"
+        name, n = f"{stem}.jsonl", 1
+        while name.lower() in used:  # same task, trial and id prefix (or names equal but for case)
+            n += 1
+            name = f"{stem}-{n}.jsonl"
+        used.add(name.lower())
+        targets.append(inside(out, name))
+    tasks_file = inside(out, "tasks.json") if results.tasks else None
+    manifest_file = inside(out, MANIFEST)
+    digest = _source_digest(results.path)
+    _prepare_folder(out, results.path, digest, force)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [import_simulation(domain, sim, results.info, target, results.solo) for sim, target in zip(results.simulations, targets)]
+    if tasks_file is not None:
+        tasks_file.write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
+    manifest = {"source": str(results.path), "sha256": digest, "files": [p.name for p in written]}
+    manifest_file.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     warnings = list(results.warnings)
     if results.solo:
         warnings.append("solo mode: the agent held the phone's tools; its phone actions are imported as the customer's and not gated.")

@@ -18,7 +18,7 @@ from typing import Iterable
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import GateDecided
 from ledger_tui.engine.store import read_trajectory
-from ledger_tui.eval.report import PRECEDENCE, Finding, RunReport, build_report, mode_key, natural_key
+from ledger_tui.eval.report import PRECEDENCE, Finding, build_report, mode_key, natural_key
 
 SHORT_CLASS = {
     "missed required write": "missed write",
@@ -129,14 +129,6 @@ def _counts_from_results(folder: Path) -> dict[tuple[str, str, int, str], tuple[
     return {(r.domain, r.task_id, r.trial, r.mode): (r.allow, r.revise, r.block) for r in load_results(folder)}
 
 
-def _trajectory(folder: Path, run: RunReport) -> Path:
-    path = Path(run.trajectory)
-    if path.is_absolute() or path.exists():
-        return path
-    inside = folder / path
-    return inside if inside.exists() else path
-
-
 def load_runs(folder: Path | str) -> RunIndex:
     """Every graded run of an eval output folder or an import-tau2 folder, classified when failed."""
     folder = Path(folder)
@@ -146,7 +138,7 @@ def load_runs(folder: Path | str) -> RunIndex:
     counts = _counts_from_results(folder) if report.source == "eval" else {}
     rows = []
     for run in report.runs:
-        path = _trajectory(folder, run)
+        path = Path(run.trajectory)  # found inside the folder by the report (a copied folder reads its own)
         if report.source == "eval":
             allow, revise, block = counts.get((run.domain, run.task_id, run.trial, run.mode), (0, 0, 0))
             kinds = _counts_from_events(path) if revise or block else {"violation": 0, "needs_read": 0}

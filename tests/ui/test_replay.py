@@ -222,3 +222,18 @@ async def test_the_replay_hands_the_garbage_collector_back_when_it_closes(toy, t
         await pilot.pause()
         assert gc.get_freeze_count() > 0, "the loaded trajectory is kept out of full collections"
     assert gc.get_freeze_count() == 0
+
+
+async def test_exporting_twice_keeps_both_files(toy, tmp_path, monkeypatch):
+    path, events = await revise_trajectory(toy, tmp_path)
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        screen.jump_to(5)
+        await pilot.pause()
+        first, second = screen.export_ledger(), screen.export_ledger()
+        assert first == Path("exports") / "revise.ledger-step5.json"
+        assert second == Path("exports") / "revise.ledger-step5-2.json"
+        assert json.loads(first.read_text()) == json.loads(second.read_text()) == fold(events, 5).ledger.to_json()

@@ -120,14 +120,21 @@ class WorkbenchScreen(Screen[None]):
 
     def export_ledger(self) -> Path | None:
         """Write the ledger as of the cursor to exports/ in the working directory (never next to
-        the session file, which may sit inside the repository); returns the path written, or None
-        (with an error notification) when it cannot be written."""
+        the session file, which may sit inside the repository) under a new name (`-2`, `-3`, … when
+        the name is taken: an earlier export is never overwritten); returns the path written, or
+        None (with an error notification) when it cannot be written."""
+        from ledger_tui.eval.outputs import claim
+
         index = self.cursor_index
         state = self.state_at(index)
         stem = self.source_path.stem if self.source_path else "ledger"
-        target = EXPORTS / f"{stem}.ledger-step{max(index, 0)}.json"
+        name = f"{stem}.ledger-step{max(index, 0)}"
+        target = EXPORTS / f"{name}.json"
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            n = 1
+            while not claim(target):
+                n += 1
+                target = EXPORTS / f"{name}-{n}.json"
             target.write_text(json.dumps(state.ledger.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
             self.notify(shown(f"Could not write {target} ({exc.strerror}); start the workbench from a folder you can write to.", markup=True), severity="error")
