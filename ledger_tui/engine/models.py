@@ -334,8 +334,13 @@ class OpenAIModel:
             raw = await lease[0].post("/chat/completions", body=request, cast_to=bytes)
         except openai.AuthenticationError:
             raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
-        except openai.NotFoundError:
-            raise ModelError(f"The endpoint at {where} does not know model {self.model!r}; pick another with --model.") from None
+        except openai.NotFoundError as exc:
+            # an unknown model (OpenAI, vLLM) or a wrong path (llama-server: "File Not Found")
+            said = server_words(exc)
+            raise ModelError(
+                f"The endpoint at {where} answered HTTP 404{': ' + said if said else ''}; check --base-url "
+                f"(it usually ends in /v1) and --model ({self.model!r})."
+            ) from None
         except openai.APITimeoutError:
             raise ModelTimeoutError(where, self.options.timeout) from None
         except openai.APIConnectionError as exc:
@@ -507,8 +512,8 @@ def read_completion(raw: bytes, where: str) -> ModelTurn:
             args, problem = arguments, None
         else:
             args, problem = parse_arguments(arguments if isinstance(arguments, str) else None)
-        if finish == "length":  # the reply was cut at the completion cap: the call is not whole
-            problem = "the reply was cut at the completion cap (finish_reason: length) before this call was complete"
+        if problem and finish == "length":  # cut at the completion cap: say so, not just "bad JSON"
+            problem = "the reply was cut at the completion cap (finish_reason: length) before this call's arguments were complete"
         if problem:
             malformed[call_id] = problem
         calls.append(ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=args))
