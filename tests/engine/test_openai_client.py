@@ -1,5 +1,7 @@
 """The real `openai.AsyncOpenAI` client path, against an OpenAI-compatible server on 127.0.0.1."""
 
+import json
+
 import pytest
 
 from ledger_tui.engine.errors import (
@@ -245,3 +247,27 @@ async def test_cached_prompt_tokens_are_recorded_where_the_server_reports_them(t
         await drain(session.user_says("hi"))
     tokens = next(e for e in session.events if isinstance(e, TokenUsage))
     assert (tokens.prompt_tokens, tokens.cached_tokens) == (900, 640)
+
+
+async def test_shapes_servers_send_that_the_docs_allow(toy_domain):
+    """Written from the servers' documentation, not captured: tool calls without ids (some Ollama
+    versions), no `usage` (streaming-era proxies), `content: null` beside calls (OpenAI)."""
+    reply = json.dumps({
+        "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+            {"type": "function", "function": {"name": "get_loan_details", "arguments": "{\"loan_id\": \"L1\"}"}},
+            {"type": "function", "function": {"name": "get_loan_details", "arguments": "{\"loan_id\": \"L2\"}"}},
+        ]}}],
+    })
+    replies = [{"raw": reply}, {"text": "Both loans are active.", "usage": None}]
+    with LoopbackServer(sequence(replies)) as server:
+        model = OpenAIModel(model="m", base_url=server.base_url, api_key="k")
+        session = Session(toy_domain, model, "full")
+        await drain(session.start())
+        await drain(session.user_says("hi"))
+        await model.aclose()
+    results = [e for e in session.events if isinstance(e, ToolResult)]
+    assert len(results) == 2 and len({r.call_id for r in results}) == 2, "each call gets its own id"
+    sent = server.requests[1]["messages"]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [r.call_id for r in results]
+    tokens = [e for e in session.events if isinstance(e, TokenUsage)]
+    assert tokens[-1].prompt_tokens == 0 and tokens[-1].cached_tokens is None  # no usage: nothing invented
