@@ -431,9 +431,14 @@ def eval_command(
     fresh = [r for r in results if r.key() not in before]
     failed = [r for r in fresh if r.error]
     if fresh and len(failed) == len(fresh):
+        redo = (
+            "run the same command again to redo them"
+            if all(r.infrastructure_error for r in failed)
+            else "a resume redoes only the infrastructure errors, so use a new --out once the cause is fixed"
+        )
         raise LedgerTuiError(
             f"Every run stopped on a model failure ({failed[0].error.rstrip('.')}); "
-            f"nothing was graded. Fix the endpoint or model and run the same command again to resume."
+            f"nothing was graded. Fix the endpoint or model; {redo}."
         )
     summaries = summarize(results)
     for line in table(summaries):

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ledger_tui.engine.models import Message, estimate_tokens
+from ledger_tui.engine.models import Message, estimate_tokens, unwrap
 from ledger_tui.engine.prompt import message_tokens
 
 # The estimate (about four characters a token) against a real tokenizer on this project's prompts:
@@ -64,3 +64,18 @@ def foldable_turn_starts(transcript: list[Message], keep_from: int) -> list[int]
     """Indexes where the transcript can be cut without parting a tool call from its result: each
     customer message before `keep_from` (the latest customer message and what follows are kept)."""
     return [i for i, m in enumerate(transcript) if m.get("role") == "user" and 0 < i < keep_from]
+
+
+async def discover(model: Any, context_window: int | None) -> Window | None:
+    """The window a model call must fit: `context_window` if given, else what the server says of
+    itself (None when neither knows), with the model's completion cap kept free."""
+    inner = unwrap(model)
+    options = getattr(inner, "options", None)
+    reserve = (getattr(options, "max_tokens", None) or 0) if options is not None else 0
+    if context_window:
+        return Window(context_window, reserve, "--context-window")
+    if hasattr(inner, "context_window"):
+        found = await inner.context_window()
+        if found:
+            return Window(found[0], reserve, found[1])
+    return None

@@ -272,15 +272,7 @@ class Session:
     async def _known_window(self) -> Window | None:
         if not self._window_known:
             self._window_known = True
-            inner = unwrap(self.model)
-            options = getattr(inner, "options", None)
-            reserve = (getattr(options, "max_tokens", None) or 0) if options is not None else 0
-            if self.context_window:
-                self._window = Window(self.context_window, reserve, "--context-window")
-            elif hasattr(inner, "context_window"):
-                found = await inner.context_window()
-                if found:
-                    self._window = Window(found[0], reserve, found[1])
+            self._window = await context.discover(self.model, self.context_window)
         return self._window
 
     def _view(self) -> list[dict[str, Any]]:

@@ -109,7 +109,7 @@ async def run_llm_trial(
         domain, agent_model, mode, env=fresh_environment(domain, task), out=out, task_id=task.id, compact=compact,  # type: ignore[arg-type]
         **(session_options or {}),
     )
-    sim = UserSimulator(user_model, task, domain)
+    sim = UserSimulator(user_model, task, domain, context_window=(session_options or {}).get("context_window"))
     termination = "max_steps"
     error: str | None = None
     await drain(session.start())

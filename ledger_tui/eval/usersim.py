@@ -41,6 +41,12 @@ class UserSimulator:
     task: Task
     domain: Domain
     messages: list[dict[str, Any]] = field(default_factory=list)
+    # the context window its prompts must fit (from --context-window or the server), and how many
+    # leading messages were folded away to fit it
+    context_window: int | None = None
+    folded: int = 0
+    _window: Any = None
+    _window_known: bool = False
 
     def system(self) -> str:
         parts = [GUIDE]
@@ -58,10 +64,46 @@ class UserSimulator:
     def tool_result(self, call_id: str, content: str) -> None:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
 
+    async def _prompt(self) -> list[dict[str, Any]]:
+        """The simulator's prompt, its oldest turns folded (at an agent message, so a phone call
+        keeps its result) when it would not fit the context window; as the agent's, in chunks."""
+        from ledger_tui.engine import context
+        from ledger_tui.engine.errors import ContextWindowExceededError
+
+        system = {"role": "system", "content": self.system()}
+        tools = self.domain.tool_schemas("user")
+        if not self._window_known:
+            self._window_known = True
+            self._window = await context.discover(self.model, self.context_window)
+        window = self._window
+
+        def prompt() -> list[dict[str, Any]]:
+            kept = self.messages[self.folded :]
+            if self.folded and kept:
+                note = f"[The first {self.folded} messages of this conversation were folded to fit the context window.]\n\n"
+                kept = [{**kept[0], "content": note + str(kept[0].get("content") or "")}, *kept[1:]]
+            return [system, *kept]
+
+        messages = prompt()
+        if window is None or context.estimate(messages, tools) <= window.budget:
+            return messages
+        latest = max((i for i, m in enumerate(self.messages) if m.get("role") == "user"), default=0)
+        cuts = [i for i in range(self.folded + 1, latest + 1) if self.messages[i].get("role") == "user"]
+        target = int(window.budget * context.LOW_WATER)
+        for cut in cuts:
+            self.folded = cut
+            messages = prompt()
+            if context.estimate(messages, tools) <= target:
+                break
+        if context.estimate(messages, tools) > window.budget:
+            raise ContextWindowExceededError(
+                f"The customer simulator's prompt no longer fits the {window.tokens:,}-token context window "
+                f"({window.source}), even folded; use a model with a larger window, or lower --max-tokens."
+            )
+        return messages
+
     async def next(self) -> ModelTurn:
-        turn = await self.model.complete(
-            [{"role": "system", "content": self.system()}, *self.messages], self.domain.tool_schemas("user")
-        )
+        turn = await self.model.complete(await self._prompt(), self.domain.tool_schemas("user"))
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or ""}
         if turn.tool_calls:
             import json

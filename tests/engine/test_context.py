@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ledger_tui.engine import context
 from ledger_tui.engine.errors import ContextWindowExceededError
 from ledger_tui.engine.events import Notice
@@ -165,3 +167,29 @@ def test_an_unknown_layout_is_one_sentence(toy_domain):
 
     with pytest.raises(LedgerTuiError, match="choose one of: customer, end, system"):
         Session(toy_domain, FunctionModel(lambda m, t: ModelTurn(text="x")), "full", ledger_at="middle")
+
+
+async def test_the_customer_simulators_prompt_is_folded_too(toy_domain):
+    from tests.eval.toy_eval import TASKS
+    from ledger_tui.eval.usersim import UserSimulator
+
+    prompts: list[list[dict]] = []
+
+    def customer(messages, tools):
+        prompts.append(messages)
+        return ModelTurn(text="Yes, please go on with that, I have all day to talk about my library loans.")
+
+    tools = toy_domain.tool_schemas("user")
+    window = context.estimate([{"role": "system", "content": UserSimulator(FunctionModel(customer), TASKS[0], toy_domain).system()}], tools) + 400
+    sim = UserSimulator(FunctionModel(customer), TASKS[0], toy_domain, context_window=window)
+    for i in range(30):
+        sim.heard(f"Agent message {i}: here is a long explanation of loan renewals and their many rules, again.")
+        await sim.next()
+    assert all(context.estimate(p, tools) <= window for p in prompts)
+    assert sim.folded > 0 and "were folded to fit the context window" in prompts[-1][1]["content"]
+    assert prompts[-1][-1]["content"].startswith("Agent message 29"), "the agent's latest words are kept"
+
+    tiny = UserSimulator(FunctionModel(customer), TASKS[0], toy_domain, context_window=20)
+    tiny.heard("hello")
+    with pytest.raises(ContextWindowExceededError, match="customer simulator"):
+        await tiny.next()
