@@ -312,6 +312,13 @@ class Session:
         window = await self._known_window()
         if window is None:
             return messages, view, []
+
+        async def refold() -> int:  # the prompt again, after a fold; its size
+            nonlocal view, messages
+            view = self._view()
+            messages = build_messages(self.system, view, block, self.ledger_at)
+            return await self._measure(messages, window)
+
         size = await self._measure(messages, window)
         if size <= window.budget:
             return messages, view, []
@@ -332,9 +339,7 @@ class Session:
                 if size <= target:
                     break
             if folded:
-                view = self._view()
-                messages = build_messages(self.system, view, block, self.ledger_at)
-                size = await self._measure(messages, window)
+                size = await refold()
                 notes.append(
                     f"Folded {folded} tool result{'s' if folded > 1 else ''} the task state already holds, to fit the "
                     f"{window.tokens:,}-token context window ({window.source}); the prompt is now about {size:,} tokens."
@@ -350,9 +355,7 @@ class Session:
                         break
                 before = self._folded_turns
                 self._folded_turns = chosen
-                view = self._view()
-                messages = build_messages(self.system, view, block, self.ledger_at)
-                size = await self._measure(messages, window)
+                size = await refold()
                 notes.append(
                     f"Folded the {chosen - before} oldest messages of the conversation to fit the {window.tokens:,}-token "
                     f"context window ({window.source}); the prompt is now about {size:,} tokens."
