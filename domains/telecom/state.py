@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
+from pydantic import ValidationError
+
 from ledger_tui.engine.errors import DatabaseError, TaskError
+from ledger_tui.engine.reading import parse_json, read_text, words
 from ledger_tui.engine.serialize import digest
 
 from . import device, tools
@@ -36,15 +38,17 @@ _RAW: dict[str, Any] = {}
 def _read(path: Path) -> Any:
     key = str(path.resolve())
     if key not in _RAW:
-        try:
-            if path.suffix == ".toml":
-                _RAW[key] = tomllib.loads(path.read_text(encoding="utf-8"))
-            else:
-                _RAW[key] = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DatabaseError(f"Database file {path} does not exist; check --db.") from None
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise DatabaseError(f"Database file {path} cannot be parsed ({exc}); pass a τ²-bench telecom db.toml or db.json.") from None
+        fix = "pass a τ²-bench telecom db.toml or db.json"
+        text = read_text(path, DatabaseError, fix, missing=f"Database file {path} does not exist; check --db.")
+        if path.suffix == ".toml":
+            try:
+                _RAW[key] = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                raise DatabaseError(f"Database file {path} cannot be parsed ({exc}); {fix}.") from None
+            except RecursionError:
+                raise DatabaseError(f"Database file {path} is nested too deeply; {fix}.") from None
+        else:
+            _RAW[key] = parse_json(text, DatabaseError, f"Database file {path}", fix)
     return _RAW[key]
 
 
@@ -67,20 +71,14 @@ def load_state(path: Path | None = None) -> TelecomState:
     agent_file, user_file = _pair(path)
     try:
         agent = TelecomDB.model_validate(_read(agent_file))
-    except DatabaseError:
-        raise
-    except Exception as exc:
+    except ValidationError as exc:
         raise DatabaseError(
-            f"{agent_file} does not match the telecom schema ({str(exc).splitlines()[0]}); pass a τ²-bench telecom database."
+            f"{agent_file} does not match the telecom schema: {words(exc)}; pass a τ²-bench telecom database."
         ) from None
     try:
         user = TelecomUserDB.model_validate(_read(user_file)) if user_file else TelecomUserDB()
-    except DatabaseError:
-        raise
-    except Exception as exc:
-        raise DatabaseError(
-            f"{user_file} does not match the telecom phone schema ({str(exc).splitlines()[0]}); fix or remove it."
-        ) from None
+    except ValidationError as exc:
+        raise DatabaseError(f"{user_file} does not match the telecom phone schema: {words(exc)}; fix or remove it.") from None
     return TelecomState(agent_db=agent, user_db=user)
 
 

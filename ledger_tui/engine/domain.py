@@ -8,16 +8,16 @@ Reading one domain folder shows its whole policy surface.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ledger_tui.engine.errors import DatabaseError
+from ledger_tui.engine.reading import parse_json, read_text, words
 from ledger_tui.engine.serialize import digest
 from ledger_tui.engine.text import names
 from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
@@ -211,20 +211,15 @@ class Domain:
         source, key = self._source(path)
         raw = self._cache.get(key)
         if raw is None:
-            try:
-                raw = json.loads(source.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise DatabaseError(
-                    f"Database file {source} is not valid JSON (line {exc.lineno}); pass a τ²-bench-format db.json."
-                ) from None
+            fix = "pass a τ²-bench-format db.json"
+            raw = parse_json(read_text(source, DatabaseError, fix), DatabaseError, f"Database file {source}", fix)
             self._cache[key] = raw
         try:
             with _no_gc():
                 db = self.db_model.model_validate(raw)
-        except Exception as exc:  # pydantic.ValidationError, with a long message
-            first = str(exc).splitlines()[:3]
+        except ValidationError as exc:
             raise DatabaseError(
-                f"Database file {source} does not match the {self.name} schema ({' '.join(first)}); pass a τ²-bench-format db.json."
+                f"Database file {source} does not match the {self.name} schema: {words(exc)}; pass a τ²-bench-format db.json."
             ) from None
         return check_keys(db, self.keyed, source)
 

@@ -18,10 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pydantic import ValidationError
+
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
+from ledger_tui.engine.errors import LedgerTuiError, TaskError
 from ledger_tui.engine.events import Event, GateDecided, GateDecision, ToolCall, ToolResult, Verdict
 from ledger_tui.engine.models import FunctionModel, ModelTurn
+from ledger_tui.engine.outside import printable
+from ledger_tui.engine.reading import words
 from ledger_tui.engine.session import Mode, Session, drain
 from ledger_tui.engine.tasks import Action, Task
 
@@ -35,9 +40,18 @@ def fresh_environment(domain: Domain, task: Task | None = None, db_path: Path | 
     env = Environment(domain, db_path=db_path)
     if task is not None and task.initial_state and domain.init_task is not None:
         env.touched()
-        domain.init_task(env.db, task)
-        if domain.sync is not None:
-            domain.sync(env.db)
+        try:
+            domain.init_task(env.db, task)
+            if domain.sync is not None:
+                domain.sync(env.db)
+        except LedgerTuiError:
+            raise
+        except ValidationError as exc:
+            raise TaskError(f"Task {task.id}'s initial_state cannot be applied: {words(exc)}; fix the task file.") from None
+        except Exception as exc:  # the domain's set-up code ran on the file's values, and failed
+            raise TaskError(
+                f"Task {task.id}'s initial_state cannot be applied ({type(exc).__name__}: {printable(str(exc), 160)}); fix the task file."
+            ) from None
     return env
 
 

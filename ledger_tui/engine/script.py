@@ -19,7 +19,6 @@ turn ends with the engine's refusal. `customer_action` is the customer acting on
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, AsyncIterator, Union
 
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ledger_tui.engine.errors import ScriptError
 from ledger_tui.engine.events import Event, Notice, ToolCall
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.reading import parse_json, read_text, words
 from ledger_tui.engine.session import Session
 
 
@@ -75,44 +75,37 @@ class Script(_Strict):
 
 
 def load_script(path: Path | str) -> Script:
+    """A script file, or one sentence (ScriptError) naming the file, the turn or field and what is
+    wrong: missing, a folder, not UTF-8, over the size limit, not JSON, nested too deeply, or a
+    field of the wrong shape."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScriptError(f"Script file {path} does not exist; check --script.") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScriptError(
-            f"Script {path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix the file."
-        ) from None
+    fix = "see the README's script format"
+    text = read_text(path, ScriptError, fix, missing=f"Script file {path} does not exist; check --script.")
+    data = parse_json(text, ScriptError, f"Script {path.name}", "fix the file")
     if not isinstance(data, dict) or "turns" not in data or "domain" not in data:
-        raise ScriptError(f"Script {path.name} needs an object with \"domain\" and \"turns\"; see the README's script format.")
+        raise ScriptError(f"Script {path.name} needs an object with \"domain\" and \"turns\"; {fix}.")
+    if not isinstance(data["turns"], list):
+        raise ScriptError(f"Script {path.name}: \"turns\" should be a list of turns; {fix}.")
     kinds: dict[str, type[BaseModel]] = {
         "customer": CustomerItem, "agent": AgentItem, "customer_action": CustomerActionItem, "operator": OperatorItem,
     }
-    for i, item in enumerate(data.get("turns") or []):
+    for i, item in enumerate(data["turns"]):
         keys = set(item) if isinstance(item, dict) else set()
         if len(keys) != 1 or not keys <= set(kinds):
+            present = sorted(str(k)[:40] for k in keys)[:5]
             raise ScriptError(
                 f"Turn {i + 1} of {path.name} must have exactly one of \"customer\", \"agent\", "
-                f"\"customer_action\" or \"operator\" (it has {sorted(keys) or 'none'})."
+                f"\"customer_action\" or \"operator\" (it has {present or 'none'})."
             )
         (key,) = keys
         try:
             kinds[key].model_validate(item)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"])
-            raise ScriptError(
-                f"Turn {i + 1} of {path.name} ({key}) is malformed at {where}: {err['msg']}; see the README's script format."
-            ) from None
+            raise ScriptError(f"Turn {i + 1} of {path.name} ({key}) is malformed: {words(exc)}; {fix}.") from None
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"][:3])
-        raise ScriptError(f"Script {path.name} is malformed at {where}: {err['msg']}; see the README's script format.") from None
+        raise ScriptError(f"Script {path.name} is malformed: {words(exc)}; {fix}.") from None
 
 
 def _turn(item: AgentItem, index: int) -> ModelTurn:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import SCHEMA_VERSION, Event, SessionStarted, dump_event, parse_event
+from ledger_tui.engine.reading import EVENT_DEPTH, json_lines, line_problem, read_text, words
 
 
 class TrajectoryWriter:
@@ -48,34 +49,25 @@ class LoadedTrajectory:
         return first if isinstance(first, SessionStarted) else None
 
 
-# Limits a trajectory must keep (a 100k-event session is about 60 MB, its longest line a few KB)
-MAX_TRAJECTORY_BYTES = 1 << 30
-MAX_LINE_BYTES = 16 << 20
-
-
 def read_trajectory(path: Path | str) -> LoadedTrajectory:
+    """Every event of a trajectory file; one sentence (TrajectoryError) if the file is unusable or
+    a line before the last is damaged. The limits are `engine.reading`'s: 1 GB a file (a 100k-event
+    session is about 60 MB), 16 MB a line (the longest are a few KB), 120 levels of nesting."""
     path = Path(path)
-    try:
-        if path.is_dir():
-            raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
-        if path.exists() and path.stat().st_size > MAX_TRAJECTORY_BYTES:
-            raise TrajectoryError(f"{path} is larger than {MAX_TRAJECTORY_BYTES >> 20} MB, the most ledger-tui reads; split it or pass another file.")
-        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): \x85 and U+2028 may sit inside a JSON string
-    except FileNotFoundError:
-        raise TrajectoryError(f"Trajectory file {path} does not exist; check the path (sessions live in sessions/).") from None
-    except PermissionError:
-        raise TrajectoryError(f"{path} cannot be read (permission denied); check its permissions.") from None
-    except UnicodeDecodeError as exc:
-        raise TrajectoryError(
-            f"{path} is not UTF-8 text (byte {exc.start}); pass a .jsonl trajectory written by ledger-tui."
-        ) from None
+    if path.is_dir():
+        raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
+    text = read_text(
+        path, TrajectoryError, "pass a .jsonl trajectory written by ledger-tui",
+        missing=f"Trajectory file {path} does not exist; check the path (sessions live in sessions/).",
+    )
     events: list[Event] = []
     warnings: list[str] = []
-    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
+    numbered = list(json_lines(text))
     for pos, (lineno, line) in enumerate(numbered):
         try:
-            if len(line) > MAX_LINE_BYTES:
-                raise ValueError(f"the line is longer than {MAX_LINE_BYTES >> 20} MB")
+            problem = line_problem(line, EVENT_DEPTH)
+            if problem is not None:
+                raise ValueError(problem)
             event = parse_event(line)
         except (ValidationError, ValueError, RecursionError) as exc:
             if pos == len(numbered) - 1:
@@ -84,10 +76,11 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
                     f"the {len(events)} complete events before it are shown."
                 )
                 break
-            kind = _kind(line)
+            detail = _first_error(exc)
+            kind = "" if detail.startswith("has an unknown type") else _kind(line)
             raise TrajectoryError(
                 f"Line {lineno} of {path.name} is not a valid event{kind}; the file is damaged: "
-                f"remove or repair that line ({_first_error(exc)})."
+                f"remove or repair that line ({detail})."
             ) from None
         events.append(event)
     if not events:
@@ -113,28 +106,21 @@ def write_trajectory(path: Path, events: Iterable[Event]) -> None:
 
 
 def _kind(line: str) -> str:
+    if line_problem(line, EVENT_DEPTH) is not None:
+        return ""
     try:
-        data = json.loads(line) if len(line) <= MAX_LINE_BYTES else None
+        data = json.loads(line)
     except (ValueError, RecursionError):
         return " (not JSON)"
-    if isinstance(data, dict) and "type" in data:
-        return f" (type {data['type']!r})"
+    if isinstance(data, dict) and isinstance(data.get("type"), str):
+        return f" (type {data['type'][:40]!r})"
     return ""
 
 
 def _first_error(exc: Exception) -> str:
     """What is wrong with a line, in words (not a validator's dump)."""
     if isinstance(exc, RecursionError):
-        return "it is nested too deeply"
+        return f"it is nested more than {EVENT_DEPTH} levels deep"
     if isinstance(exc, ValidationError):
-        errors = exc.errors()
-        if not errors:
-            return "it does not match any event"
-        first = errors[0]
-        if first.get("type") == "json_invalid":
-            return "it is not valid JSON: " + str(first.get("msg", "")).removeprefix("Invalid JSON: ")[:120]
-        where = ".".join(str(x) for x in first.get("loc", ()))
-        what = str(first.get("msg", "")).rstrip(".")
-        more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-        return f"{where}: {what}{more}" if where else f"{what}{more}"
+        return words(exc)
     return str(exc).splitlines()[0][:160]

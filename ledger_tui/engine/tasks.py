@@ -8,13 +8,13 @@ must give it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ledger_tui.engine.errors import TaskError
+from ledger_tui.engine.reading import parse_json, read_text, words
 
 
 class Loose(BaseModel):
@@ -84,16 +84,70 @@ class Task(Loose):
         return self.ledger_tui.outcome == "refuse"
 
 
-def load_tasks(path: Path) -> list[Task]:
+class _EnvCall(BaseModel):
+    """τ²-bench's EnvFunctionCall / EnvAssertion: a set-up or assertion function by name."""
+
+    model_config = ConfigDict(extra="allow")
+    env_type: Literal["assistant", "user"] = "assistant"
+    func_name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    assert_value: bool = True
+
+
+class _InitializationData(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    agent_data: dict[str, Any] | None = None
+    user_data: dict[str, Any] | None = None
+
+
+class _InitialState(BaseModel):
+    """τ²-bench's InitialState, checked on a task file's `initial_state` (kept as a plain dict)."""
+
+    model_config = ConfigDict(extra="allow")
+    initialization_data: _InitializationData | None = None
+    initialization_actions: list[_EnvCall] | None = None
+    message_history: list[dict[str, Any]] | None = None
+
+
+_STATE: TypeAdapter[_InitialState | None] = TypeAdapter(_InitialState | None)
+_ASSERTIONS: TypeAdapter[list[_EnvCall] | None] = TypeAdapter(list[_EnvCall] | None)
+
+
+def _plain_parts_problem(task: Task) -> str | None:
+    """What is wrong with the parts of a task kept as plain JSON (`initial_state`,
+    `env_assertions`), checked against τ²-bench's shapes since domain code runs them."""
+    for root, adapter, value in (
+        ("initial_state", _STATE, task.initial_state),
+        ("evaluation_criteria.env_assertions", _ASSERTIONS, task.evaluation_criteria.env_assertions),
+    ):
+        try:
+            adapter.validate_python(value)
+        except ValidationError as exc:
+            return words(exc, root)
+    return None
+
+
+def parse_task(raw: Any, number: int, source: str) -> Task:
+    """Task `number` (from 1) of `source` as a Task, or one sentence (TaskError) saying which field
+    is wrong and how."""
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TaskError(f"Task file {path} does not exist.") from None
-    except json.JSONDecodeError as exc:
-        raise TaskError(f"Task file {path} is not valid JSON (line {exc.lineno}); fix or regenerate it.") from None
+        task = Task.model_validate(raw)
+        problem = _plain_parts_problem(task)
+    except ValidationError as exc:
+        problem = words(exc)
+    if problem is None:
+        return task
+    name = f" (id {raw['id'][:40]!r})" if isinstance(raw, dict) and isinstance(raw.get("id"), str) else ""
+    raise TaskError(f"Task {number}{name} of {source} does not follow the task format: {problem}; fix or regenerate the file.")
+
+
+def load_tasks(path: Path) -> list[Task]:
+    """A task file (a list of tasks, or an object with "tasks"), or one sentence (TaskError)."""
+    path = Path(path)
+    text = read_text(path, TaskError, "pass a task file in τ²-bench's format", missing=f"Task file {path} does not exist.")
+    raw = parse_json(text, TaskError, f"Task file {path}", "fix or regenerate it")
     if isinstance(raw, dict) and "tasks" in raw:
         raw = raw["tasks"]
-    try:
-        return [Task.model_validate(t) for t in raw]
-    except ValidationError as exc:
-        raise TaskError(f"Task file {path} does not follow the task format ({str(exc).splitlines()[0]}).") from None
+    if not isinstance(raw, list):
+        raise TaskError(f"Task file {path} should hold a list of tasks; pass a task file in τ²-bench's format.")
+    return [parse_task(t, i, str(path)) for i, t in enumerate(raw, 1)]

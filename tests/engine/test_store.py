@@ -103,9 +103,9 @@ os.kill(os.getpid(), signal.SIGKILL)
 @pytest.mark.parametrize(
     "bad_line, words",
     [
-        ('{"type": "user_message", "text": "x", "extra": ' + "[" * 50_000 + "]" * 50_000 + "}", "not valid JSON"),
-        ('{"type": "user_message", "text": 5}', "user_message.text: Input should be a valid string"),
-        ('{"type": "no_such_event"}', "does not match"),
+        ('{"type": "user_message", "text": "x", "extra": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested more than 120 levels deep"),
+        ('{"type": "user_message", "text": 5}', "user_message.text should be text (got 5)"),
+        ('{"type": "no_such_event"}', "has an unknown type 'no_such_event'"),
     ],
     ids=["deeply nested", "wrong type", "unknown kind"],
 )
@@ -117,7 +117,7 @@ def test_a_damaged_middle_line_is_described_in_words(tmp_path, bad_line, words):
     text = str(caught.value)
     assert text.startswith("Line 2 of bad.jsonl") and "\n" not in text
     assert "tagged-union" not in text and "errors.pydantic.dev" not in text
-    assert words.split(":")[0] in text or words in text
+    assert words in text
 
 
 def test_a_folder_or_a_file_that_is_not_utf8_is_one_sentence(tmp_path):
