@@ -83,6 +83,13 @@ def _session_options(context_window: Optional[int], ledger_at: str) -> dict:
     return {"context_window": context_window, "ledger_at": ledger_at}
 
 
+def _check_db(domain, db: Optional[Path]) -> None:
+    """Load `--db` once before anything is written: a file that cannot be used is one sentence and
+    leaves no empty session file behind."""
+    if db is not None:
+        domain.load_db(db)
+
+
 def _check_mode(mode: str) -> str:
     if mode not in MODES:
         raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -214,6 +221,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
         if script.task not in tasks:
             raise ScriptError(f"Script {script_path.name} names task {script.task!r}, which domain {d.name} does not have.")
         env = fresh_environment(d, tasks[script.task], db)
+    _check_db(d, db)
     out = out or _default_out(d.name, Path(script_path).stem)
     session_id = None
     if not timestamps:  # reproducible files: the id depends on the script only
@@ -251,6 +259,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
         sample = ", ".join(list(tasks)[:8])
         raise TaskError(f"Domain {d.name} has no task {task_id!r}; known ids include: {sample}.")
     task = tasks[task_id]
+    _check_db(d, db)
     out = out or _default_out(d.name, f"task{task_id}-gold")
     report = await run_gold(d, task, mode=mode, db_path=db, out=out)  # type: ignore[arg-type]
     from ledger_tui.engine.fold import fold
@@ -343,6 +352,7 @@ def play(
     agent_model = None
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
+    _check_db(d, db)
     out = out or _default_out(d.name, "play")
     from ledger_tui.ui.launch import play as launch_play
 
@@ -398,6 +408,8 @@ def eval_command(
         _check_mode(m)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
+    if out.exists() and not out.is_dir():
+        raise LedgerTuiError(f"{out} is a file; pass a folder to --out (eval writes results.jsonl and the trajectories into it).")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
     session_options = _session_options(context_window, ledger_at)
     d, all_tasks = tau2_domain(domain, tau2_data, split, task_file)
@@ -420,9 +432,12 @@ def eval_command(
         compact=compact, max_turns=max_turns, session_options=session_options,
     )
     total = len(chosen) * trials * len(mode)
-    from ledger_tui.eval.runner import load_results
+    from ledger_tui.eval.runner import read_results_file
 
-    before = {r.key() for r in load_results(out) if not r.infrastructure_error}
+    previous, damaged = read_results_file(out)
+    for w in damaged:
+        say(f"warning: {w}", err=True)
+    before = {r.key() for r in previous if not r.infrastructure_error}
     wanted = {(t.id, n, m) for t in chosen for n in range(trials) for m in mode}
     if before & wanted:
         left = len(wanted - before)

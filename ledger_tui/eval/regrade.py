@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.errors import TaskError
 from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.reading import too_deep
+from ledger_tui.engine.tasks import Task, parse_task
 from ledger_tui.eval.grade import (
     COMPONENTS,
     PASSING_TERMINATIONS,
@@ -103,11 +103,11 @@ class Regrade:
 
 
 def _parsed(text: Any) -> Any:
-    if not isinstance(text, str):
+    if not isinstance(text, str) or too_deep(text) is not None:
         return text
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
 
 
@@ -219,13 +219,8 @@ def _tasks(results: Results, folder_tasks: list[Task]) -> tuple[dict[str, Task],
     if results.tasks is None:
         return {t.id: t for t in folder_tasks}, {}
     tasks, raw = {}, {}
-    for i, t in enumerate(results.tasks):
-        try:
-            task = Task.model_validate(t)
-        except Exception as exc:
-            raise TaskError(
-                f"Task {i} of {results.path.name} does not follow τ²-bench's task format ({str(exc).splitlines()[0]})."
-            ) from None
+    for i, t in enumerate(results.tasks, 1):
+        task = parse_task(t, i, results.path.name)
         tasks[task.id] = task
         raw[task.id] = t
     return tasks, raw

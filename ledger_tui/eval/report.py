@@ -335,7 +335,8 @@ def _unexplained(termination: str | None, grade: dict[str, Any] | None) -> str:
     db_check = grade.get("db_check")
     if isinstance(db_check, dict) and db_check.get("db_match") is False:
         notes.append("the final database differs from the gold one")
-    for a in grade.get("env_assertions") or []:
+    assertions = grade.get("env_assertions")
+    for a in assertions if isinstance(assertions, list) else []:
         if isinstance(a, dict) and a.get("met") is False:
             notes.append(f"environment assertion {a.get('func_name')} not met")
     notes = list(dict.fromkeys(notes))
@@ -637,25 +638,22 @@ def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id
     except (OutputError, TypeError, ValueError):
         expected = folder / "trajectories"
     for candidate in candidates:
-        if candidate.is_file() and candidate.resolve().is_relative_to(root):
-            return candidate, True
+        try:
+            if candidate.is_file() and candidate.resolve().is_relative_to(root):
+                return candidate, True
+        except (OSError, ValueError):  # a recorded name too long for the file system, or with a NUL
+            continue
     return expected, False
 
 
 def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunReport]:
-    from ledger_tui.eval.runner import TrialResult
+    from ledger_tui.eval.runner import read_results_file
 
     runs: list[RunReport] = []
     domains: dict[str, Domain | None] = {}
-    lines = (folder / RESULTS).read_text(encoding="utf-8").split("\n")  # \x85, U+2028 may sit in a string
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            result = TrialResult(**json.loads(line))
-        except (ValueError, TypeError):
-            warnings.append(f"Line {lineno} of {folder / RESULTS} is damaged and was skipped; rerun `ledger-tui eval` on the folder to redo that trial.")
-            continue
+    results, damaged = read_results_file(folder)
+    warnings.extend(damaged)
+    for result in results:
         path, exists = find_trajectory(folder, str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
         run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, str(path))
         runs.append(run)

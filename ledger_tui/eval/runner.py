@@ -12,17 +12,21 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
+from pydantic import TypeAdapter, ValidationError
+
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.errors import ContextWindowExceededError, ModelError, TransientModelError
+from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError, TransientModelError
 from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, ToolResult
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, run_gold
 from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Task
 from ledger_tui.eval.grade import grade_run, tau2_gold_digests
@@ -219,19 +223,68 @@ class EvalConfig:
     session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at
 
 
-def load_results(out: Path) -> list[TrialResult]:
+class ResultsError(LedgerTuiError):
+    """A results.jsonl that cannot be read."""
+
+
+_RESULT: TypeAdapter[TrialResult] = TypeAdapter(TrialResult)
+
+
+def parse_result(line: str) -> TrialResult:
+    """One line of results.jsonl, or ValueError saying in words what is wrong with it."""
+    problem = line_problem(line)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"it is not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError(f"it is nested more than {MAX_DEPTH} levels deep") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"it should be a JSON object (got {brief(data)})")
+    try:
+        result = _RESULT.validate_python(data)
+    except ValidationError as exc:
+        raise ValueError(words(exc)) from None
+    if not (math.isfinite(result.reward) and 0.0 <= result.reward <= 1.0):
+        raise ValueError(f"reward should be a number from 0 to 1 (got {result.reward!r})")
+    if result.trial < 0:
+        raise ValueError(f"trial should not be negative (got {result.trial})")
+    return result
+
+
+def read_results_file(out: Path) -> tuple[list[TrialResult], list[str]]:
+    """The runs recorded in `out`/results.jsonl and warnings. A damaged last line (a run cut short
+    while its line was written) is skipped with a warning and that run is redone; damage before
+    it is one sentence (ResultsError) naming the line, before anything is written."""
     path = out / RESULTS
     if not path.exists():
-        return []
-    results = []
-    for line in path.read_text(encoding="utf-8").split("\n"):  # \x85, U+2028 may sit in a string
+        return [], []
+    text = read_text(path, ResultsError, "pass the --out folder of `ledger-tui eval`")
+    numbered = list(json_lines(text))
+    results: list[TrialResult] = []
+    warnings: list[str] = []
+    for pos, (lineno, line) in enumerate(numbered):
         try:
-            data = json.loads(line)
-            known = set(TrialResult.__dataclass_fields__)
-            results.append(TrialResult(**{k: v for k, v in data.items() if k in known}))
-        except (ValueError, TypeError):
-            continue  # a line cut short by an interruption: that trial is simply run again
-    return results
+            results.append(parse_result(line))
+        except ValueError as exc:
+            if pos == len(numbered) - 1:
+                warnings.append(
+                    f"Line {lineno} of {path} is incomplete or damaged ({exc}) and was skipped; "
+                    "`ledger-tui eval` on the folder redoes that run."
+                )
+                break
+            raise ResultsError(
+                f"Line {lineno} of {path} is damaged: {exc}; repair or remove that line "
+                "(`ledger-tui eval` on the folder then redoes that run)."
+            ) from None
+    return results, warnings
+
+
+def load_results(out: Path) -> list[TrialResult]:
+    """The runs recorded in `out` (see `read_results_file`; its warnings are left out)."""
+    return read_results_file(out)[0]
 
 
 def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int) -> Path:
@@ -246,8 +299,9 @@ def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int)
 async def run_eval(
     config: EvalConfig, on_result: Callable[[TrialResult], Awaitable[None] | None] | None = None
 ) -> list[TrialResult]:
-    """Run every (task, trial, mode) not already in `results.jsonl`; returns all results."""
-    config.out.mkdir(parents=True, exist_ok=True)
+    """Run every (task, trial, mode) not already in `results.jsonl`; returns all results. A
+    results.jsonl damaged before its last line, or a task whose initial state cannot be applied,
+    stops it before anything is written."""
     previous = load_results(config.out)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]
@@ -258,6 +312,13 @@ async def run_eval(
         for trial in range(config.trials)
         if (task.id, trial, mode) not in done
     ]
+    # What every trial shares (the pristine database, each task's gold state) is built up front,
+    # then frozen out of the garbage collector while the trials run: with many sessions
+    # allocating, each full collection would otherwise rescan every record of the database, a
+    # pause of ~0.1 s for all of them. (Garbage frozen with it is collected after the run.)
+    for task in {t.id: t for t, _, _ in todo}.values():
+        tau2_gold_digests(config.domain, task)
+    config.out.mkdir(parents=True, exist_ok=True)
     # rewrite the file without the infrastructure errors that will be retried
     (config.out / RESULTS).write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
     semaphore = asyncio.Semaphore(max(1, config.concurrency))
@@ -292,12 +353,6 @@ async def run_eval(
                 if asyncio.iscoroutine(maybe):
                     await maybe
 
-    # What every trial shares (the pristine database, each task's gold state) is built up front,
-    # then frozen out of the garbage collector while the trials run: with many sessions
-    # allocating, each full collection would otherwise rescan every record of the database, a
-    # pause of ~0.1 s for all of them. (Garbage frozen with it is collected after the run.)
-    for task in {t.id: t for t, _, _ in todo}.values():
-        tau2_gold_digests(config.domain, task)
     gc.freeze()
     pending: list[asyncio.Task[None]] = []
     try:

@@ -40,6 +40,7 @@ from ledger_tui.engine.events import (
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, guarded
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
+from ledger_tui.engine.reading import load_json, read_text, too_deep
 from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
 from ledger_tui.engine.tasks import Task, load_tasks
 from ledger_tui.eval.tau2_results import DOMAIN_NAMES, Tau2Error, messages, paired, read_results
@@ -125,10 +126,12 @@ def tau2_domain(
     tasks = load_tasks(tasks_path)
     if split:
         split_file = folder / f"split_{tasks_path.stem}.json"
-        try:
-            splits = json.loads(split_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise Tau2Error(f"{folder} has no {split_file.name} for {tasks_path.name}; drop --split to run every task of it.") from None
+        splits = load_json(
+            split_file, Tau2Error, "pass τ²-bench's split file",
+            missing=f"{folder} has no {split_file.name} for {tasks_path.name}; drop --split to run every task of it.",
+        )
+        if not isinstance(splits, dict) or not all(isinstance(ids, list) for ids in splits.values()):
+            raise Tau2Error(f"{split_file} should map each split's name to a list of task ids; pass τ²-bench's split file.")
         if split not in splits:
             raise Tau2Error(f"Split {split!r} is not in {split_file.name}; choose one of: {', '.join(splits)}.")
         wanted = {str(i) for i in splits[split]}
@@ -141,9 +144,10 @@ def _policy(folder: Path) -> str:
     for name in ("policy.md", "main_policy.md"):
         path = folder / name
         if path.exists():
-            text = path.read_text(encoding="utf-8")
+            fix = "pass τ²-bench's own data folder"
+            text = read_text(path, Tau2Error, fix)
             for extra in sorted(folder.glob("tech_support*.md")):
-                text += "\n\n" + extra.read_text(encoding="utf-8")
+                text += "\n\n" + read_text(extra, Tau2Error, fix)
             return text
     raise Tau2Error(f"{folder} has no policy.md or main_policy.md; is it a τ²-bench domain data folder?")
 
@@ -159,20 +163,26 @@ def _db(folder: Path, name: str) -> Path:
 
 
 def _parse_content(content: str) -> Any:
+    """A recorded tool result as the JSON it holds, else as text (also when nested too deeply to
+    record again: the ledger then learns nothing from it)."""
+    if too_deep(content) is not None:
+        return content
     try:
         return json.loads(content)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return content
 
 
 class _Rebuild:
     """Folds a recorded conversation into events, judging each write with today's gate."""
 
-    def __init__(self, domain: Domain, out: Path) -> None:
+    def __init__(self, domain: Domain, out: Path, unread: list[str] | None = None) -> None:
         self.domain = domain
         self.events: list[Event] = []
         self.state = SessionState()
         self.writer = TrajectoryWriter(out)
+        # tools whose recorded result is not in the shape the tool returns (kept, not absorbed)
+        self.unread = unread if unread is not None else []
 
     def emit(self, event: Event) -> Event:
         event = event.model_copy(update={"seq": len(self.events)})
@@ -193,19 +203,26 @@ class _Rebuild:
         if tool is None:
             return
         outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
-        if tool.kind == "read":
-            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, event.seq, self.state.user_messages)
-        else:
-            _, updates = observe_write(self.domain, self.state.ledger, call, outcome, event.seq)
+        try:
+            if tool.kind == "read":
+                _, updates = observe_read(self.domain, self.state.ledger, call, outcome, event.seq, self.state.user_messages)
+            else:
+                _, updates = observe_write(self.domain, self.state.ledger, call, outcome, event.seq)
+        except Exception:  # the domain's path map met a recorded result of another shape than its tool returns
+            self.unread.append(call.name)
+            return
         for u in updates:
             self.emit(u)
 
 
-def import_simulation(domain: Domain, sim: dict[str, Any], info: dict[str, Any], out: Path, solo: bool = False) -> Path:
+def import_simulation(
+    domain: Domain, sim: dict[str, Any], info: dict[str, Any], out: Path, solo: bool = False, unread: list[str] | None = None
+) -> Path:
     """One simulation as a trajectory. Calls are the agent's or the customer's by the role of the
     message carrying them; in solo mode the agent's calls to phone tools are the phone's, so the
-    gate judges only the agent's own writes."""
-    rb = _Rebuild(domain, out)
+    gate judges only the agent's own writes. `unread` collects the tools whose recorded result
+    the ledger could not read (another shape than the tool returns)."""
+    rb = _Rebuild(domain, out, unread)
     try:
         agent_info = info.get("agent_info") or {}
         task_id = sim.get("task_id")
@@ -272,9 +289,11 @@ def _source_digest(path: Path) -> str:
 
 
 def _previous_import(out: Path) -> dict[str, Any] | None:
+    if not (out / MANIFEST).exists():
+        return None
     try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json(out / MANIFEST, Tau2Error, "remove it")
+    except Tau2Error:
         return None
     return data if isinstance(data, dict) else None
 
@@ -345,12 +364,22 @@ def import_tau2(path: Path, out: Path, force: bool = False) -> Imported:
     digest = _source_digest(results.path)
     _prepare_folder(out, results.path, digest, force)
     out.mkdir(parents=True, exist_ok=True)
-    written = [import_simulation(domain, sim, results.info, target, results.solo) for sim, target in zip(results.simulations, targets)]
+    unread: list[str] = []
+    written = [
+        import_simulation(domain, sim, results.info, target, results.solo, unread)
+        for sim, target in zip(results.simulations, targets)
+    ]
     if tasks_file is not None:
         tasks_file.write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
     manifest = {"source": str(results.path), "sha256": digest, "files": [p.name for p in written]}
     manifest_file.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     warnings = list(results.warnings)
+    if unread:
+        names = ", ".join(sorted(set(unread))[:3])
+        warnings.append(
+            f"{len(unread)} recorded tool results are not in the shape their tool returns ({names}); they are kept "
+            "as recorded, and the ledger learned nothing from them."
+        )
     if results.solo:
         warnings.append("solo mode: the agent held the phone's tools; its phone actions are imported as the customer's and not gated.")
     return Imported(written, warnings, results.solo)

@@ -15,11 +15,15 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import ToolCall
+from ledger_tui.engine.reading import brief, load_json, too_deep, words
+from ledger_tui.engine.tasks import parse_task
 
 # τ²-bench's environment names → this project's domains
 DOMAIN_NAMES = {"airline": "airline", "retail": "retail", "telecom": "telecom", "telecom-workflow": "telecom"}
@@ -50,36 +54,137 @@ class Results:
         return str(agent_info.get("llm") or agent_info.get("implementation") or "unknown")
 
 
+FIX = "pass the results file τ²-bench wrote"
+
+
 def _load_json(path: Path, what: str) -> Any:
+    return load_json(path, Tau2Error, f"pass a τ²-bench {what}")
+
+
+# τ²-bench's shapes (its data_model/simulation.py and message.py), for the fields this project
+# reads; unknown fields are kept. A file of another shape is one sentence naming the field.
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _Call(_Shape):
+    id: str | None = None
+    name: str
+    arguments: dict[str, Any] | str | None = None
+
+
+class _Message(_Shape):
+    role: Literal["system", "assistant", "user", "tool"]
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+    tool_messages: list["_Message"] | None = None
+    turn_idx: int | None = None
+    error: bool | None = None
+
+
+class _DBCheck(_Shape):
+    db_reward: float | None = None
+
+
+class _RewardInfo(_Shape):
+    reward: float
+    db_check: _DBCheck | None = None
+    env_assertions: list[dict[str, Any]] | None = None
+    action_checks: list[dict[str, Any]] | None = None
+    nl_assertions: list[dict[str, Any]] | None = None
+    communicate_checks: list[dict[str, Any]] | None = None
+    reward_basis: list[str] | None = None
+    reward_breakdown: dict[str, float | None] | None = None
+
+
+class _Simulation(_Shape):
+    id: str | None = None
+    task_id: str | None = None
+    trial: int | None = None
+    start_time: str | None = None
+    termination_reason: str | None = None
+    reward_info: _RewardInfo | None = None
+    messages: list[_Message] | None = None
+
+
+class _Implementation(_Shape):
+    implementation: str | None = None
+    llm: str | None = None
+
+
+class _Environment(_Shape):
+    domain_name: str | None = None
+
+
+class _Info(_Shape):
+    agent_info: _Implementation | None = None
+    user_info: _Implementation | None = None
+    environment_info: _Environment | None = None
+
+
+class _Results(_Shape):
+    info: _Info | None = None
+    tasks: list[Any] | None = None
+    simulations: list[Any] | None = None
+    simulation_index: list[Any] | None = None
+
+
+def _checked(model: type[BaseModel], raw: Any, source: str, where: str = "") -> dict[str, Any]:
+    """`raw` as τ²-bench writes it (values of the types its models hold), else one sentence."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise Tau2Error(f"{path} does not exist; pass a τ²-bench {what}.") from None
-    except IsADirectoryError:
-        raise Tau2Error(f"{path} is a folder; pass a τ²-bench {what}.") from None
-    except UnicodeDecodeError:
-        raise Tau2Error(f"{path} is not a text file; pass a τ²-bench {what}.") from None
-    except json.JSONDecodeError as exc:
-        raise Tau2Error(f"{path} is not valid JSON (line {exc.lineno}); pass a τ²-bench {what}.") from None
+        return model.model_validate(raw).model_dump(exclude_unset=True)
+    except ValidationError as exc:
+        raise Tau2Error(f"{source} is damaged: {words(exc, where)}; {FIX}.") from None
+
+
+def _index_id(entry: Any, n: int, path: Path, folder: Path) -> str:
+    """The simulation id of index entry `n` (a record with an `id`, or a bare id in early files),
+    once it names a file inside `folder`: an id never leads out of it."""
+    value = entry.get("id") if isinstance(entry, dict) else entry
+    if not isinstance(value, str) or not value.strip():
+        raise Tau2Error(f"simulation_index[{n}] of {path.name} has no simulation id (got {brief(value)}); {FIX}.")
+    if "/" in value or "\\" in value or "\x00" in value or value in (".", "..") or not _inside(folder, f"{value}.json"):
+        raise Tau2Error(
+            f"simulation_index[{n}] of {path.name} names simulation {value[:60]!r}, which is not a file name in "
+            f"{folder}; {FIX}."
+        )
+    return value
+
+
+def _inside(folder: Path, name: str) -> bool:
+    """`folder`/`name` is a file name of `folder` itself once resolved (no symlink leads out)."""
+    try:
+        return (folder / name).resolve().parent == folder.resolve()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long for the file system
+        return False
 
 
 def _indexed(path: Path, index: list[Any]) -> list[dict[str, Any]]:
-    """The simulations of the folder layout, in index order (entries are records with an `id`,
-    or bare ids in early files)."""
+    """The simulations of the folder layout, in index order."""
     folder = path.parent / "simulations"
     if not folder.is_dir():
         raise Tau2Error(
             f"{path.name} lists {len(index)} simulations in simulation_index but {folder} is missing; "
             "keep the simulations/ folder next to results.json."
         )
-    ids = [str(e.get("id") if isinstance(e, dict) else e) for e in index]
-    missing = [i for i in ids if not (folder / f"{i}.json").is_file()]
+    ids = [_index_id(e, n, path, folder) for n, e in enumerate(index)]
+    missing = [i for i in ids if not _is_file(folder / f"{i}.json")]
     if missing:
         raise Tau2Error(
             f"{len(missing)} of the {len(ids)} simulations indexed in {path.name} have no file in {folder} "
             f"(first: {missing[0]}.json); copy the whole results folder."
         )
-    return [_load_json(folder / f"{i}.json", "simulation file") for i in ids]
+    return [
+        _checked(_Simulation, _load_json(folder / f"{i}.json", "simulation file"), f"simulations/{i}.json")
+        for i in ids
+    ]
 
 
 def solo_mode(info: dict[str, Any]) -> bool:
@@ -90,7 +195,8 @@ def solo_mode(info: dict[str, Any]) -> bool:
 
 
 def read_results(path: Path | str) -> Results:
-    """A results file (or folder) checked for what grading and import need, in one sentence if not."""
+    """A results file (or folder) checked for what grading and import need, in one sentence if
+    not: every field this project reads has the type τ²-bench writes, before anything is done."""
     path = Path(path)
     if path.is_dir():
         if not (path / "results.json").is_file():
@@ -101,19 +207,24 @@ def read_results(path: Path | str) -> Results:
         raise Tau2Error(
             f"{path.name} has no \"simulations\"; pass a τ²-bench results.json (or its folder's results.json)."
         )
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    top = _checked(_Results, data, path.name)
+    info = top.get("info") or {}
     env_name = (info.get("environment_info") or {}).get("domain_name")
     if env_name not in DOMAIN_NAMES:
         raise Tau2Error(
             f"{path.name} is for domain {env_name!r}; ledger-tui reads airline, retail and telecom runs."
         )
-    simulations = data.get("simulations") or []
-    if not simulations and data.get("simulation_index"):
-        simulations = _indexed(path, data["simulation_index"])
-    if not isinstance(simulations, list) or not all(isinstance(s, dict) for s in simulations):
-        raise Tau2Error(f"{path.name}'s \"simulations\" is not a list of simulations; pass a τ²-bench results.json.")
-    tasks = data.get("tasks")
-    results = Results(path, env_name, info, tasks if isinstance(tasks, list) and tasks else None, simulations, solo_mode(info))
+    raw = top.get("simulations") or []
+    if raw:
+        simulations = [_checked(_Simulation, s, path.name, f"simulations[{n}]") for n, s in enumerate(raw)]
+    elif top.get("simulation_index"):
+        simulations = _indexed(path, top["simulation_index"])
+    else:
+        simulations = []
+    tasks = top.get("tasks")
+    for n, t in enumerate(tasks or [], 1):
+        parse_task(t, n, path.name)
+    results = Results(path, env_name, info, tasks if tasks else None, simulations, solo_mode(info))
     no_id = sum(1 for s in simulations if s.get("task_id") in (None, ""))
     if no_id:
         results.warnings.append(
@@ -143,9 +254,11 @@ def messages(sim: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, str):
+        if too_deep(raw) is not None:
+            return {}
         try:
             raw = json.loads(raw) if raw.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}
     return raw if isinstance(raw, dict) else {}
 

@@ -103,7 +103,7 @@ def test_import_keeps_every_simulation_and_writes_only_inside_out(tmp_path: Path
         tmp_path / "results.json",
         ("t/1", 0, "same-id-0"), ("t_1", 0, "same-id-0"),  # the collision
         ("t_1", 0, "same-id-0"),  # same task, trial and id prefix: a counter
-        ("../../../escaped", "../../../../tmp/x", "../../../../y"),  # crafted to lead out
+        ("../../../escaped", 0, "../../../../y"),  # crafted to lead out
     )
     before = files_under(tmp_path)
     out = cli(tmp_path, "import-tau2", "results.json", "--out", "imp")
@@ -116,6 +116,11 @@ def test_import_keeps_every_simulation_and_writes_only_inside_out(tmp_path: Path
     assert {"task-t_1-trial-0-same-id-.jsonl", "task-t_1-trial-0-same-id--2.jsonl"} <= set(trajectories)
     started = {json.loads((tmp_path / "imp" / n).read_text().splitlines()[0])["task_id"] for n in trajectories}
     assert started == {"t/1", "t_1", "../../../escaped"}
+    # a trial is a number in τ²-bench's files: a crafted text trial is damage, refused before writing
+    results_with(tmp_path / "crafted.json", ("a", "../../../../tmp/x", "sim-0"))
+    refused = one_sentence(cli(tmp_path, "import-tau2", "crafted.json", "--out", "imp2"))
+    assert "simulations[0].trial should be a whole number (got '../../../../tmp/x')" in refused
+    assert not (tmp_path / "imp2").exists()
 
 
 def test_import_into_a_folder_with_another_files_runs_needs_force(tmp_path: Path):
