@@ -5,7 +5,9 @@ tests exercise the real `openai.AsyncOpenAI` client path without any network. Re
 `{"text": ..., "tool_calls": [{"name":..., "arguments": <dict or raw str>}]}` or
 `{"status": 500}` / `{"status": 429}` (failure injection), `{"hang": seconds}` (timeouts) or
 `{"raw": text}` (a reply with exactly that body, with `status` if given, and `content_type`),
-`{"status": 400, "body": {...}}` (an error reply with that JSON body), and for completions
+`{"status": 400, "body": {...}}` (an error reply with that JSON body), `{"reset": n}` (the headers
+and the first n bytes of the body, then a TCP reset), `{"trickle": seconds}` (the headers at once,
+then the body one byte every `seconds`), and for completions
 `finish_reason`, `usage` (a dict, or None to leave it out) and `content` (sent as given, even
 null). Every request body is kept in `requests`,
 and `connections` / `open_connections` count the TCP connections clients made.
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
 import threading
 from typing import Any, Callable
 
@@ -119,11 +123,24 @@ class LoopbackServer:
                     await asyncio.sleep(wait)
                 if "hang" in spec:
                     await asyncio.sleep(spec["hang"])
-                writer.write(
+                head = (
                     f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: {spec.get('content_type', 'application/json')}\r\n"
                     f"Content-Length: {len(payload)}\r\n\r\n".encode()
-                    + payload
                 )
+                if "reset" in spec:  # part of the reply, then the connection is reset (RST, not FIN)
+                    writer.write(head + payload[: spec["reset"]])
+                    await writer.drain()
+                    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()
+                    break
+                if "trickle" in spec:  # the headers at once, then the body a byte at a time
+                    writer.write(head)
+                    for i in range(len(payload)):
+                        await writer.drain()
+                        await asyncio.sleep(spec["trickle"])
+                        writer.write(payload[i : i + 1])
+                else:
+                    writer.write(head + payload)
                 await writer.drain()
                 if headers.get("connection", "").lower() == "close":
                     break

@@ -49,9 +49,21 @@ class EndpointUnreachableError(TransientModelError):
 
 
 class ModelTimeoutError(TransientModelError):
-    def __init__(self, base_url: str, seconds: float) -> None:
+    def __init__(self, base_url: str, seconds: float, started: bool = False) -> None:
+        what = "did not complete its reply" if started else "did not answer"
         super().__init__(
-            f"The model endpoint at {base_url} did not answer within {seconds:g} s; raise --timeout if the server is busy, or check it."
+            f"The model endpoint at {base_url} {what} within {seconds:g} s; raise --timeout if the server is busy, or check it."
+        )
+
+
+class ConnectionDroppedError(TransientModelError):
+    """The endpoint was reached, then the connection broke before its reply was complete (a
+    reset, a crash of the server): worth retrying, an infrastructure error if it lasts."""
+
+    def __init__(self, base_url: str, detail: str) -> None:
+        super().__init__(
+            f"The model endpoint at {base_url} dropped the connection before its reply was complete ({detail}); "
+            "try again, or check the server."
         )
 
 

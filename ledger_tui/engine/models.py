@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections import deque
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable, Protocol
 
 from ledger_tui.engine.errors import (
+    ConnectionDroppedError,
     ContextWindowExceededError,
     EndpointUnreachableError,
     MissingApiKeyError,
@@ -25,6 +27,7 @@ from ledger_tui.engine.errors import (
     TransientModelError,
 )
 from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
+from ledger_tui.engine.reading import MAX_DEPTH, too_deep
 
 Message = dict[str, Any]
 
@@ -59,6 +62,8 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
     """Tool-call arguments as a JSON object, or ({}, reason) when the model sent something else."""
     if raw is None or not raw.strip():
         return {}, None
+    if too_deep(raw) is not None:  # a trajectory could not hold them (nor Python's parser read them)
+        return {}, f"the arguments are nested more than {MAX_DEPTH} levels deep"
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -331,7 +336,9 @@ class OpenAIModel:
         lease = self._join().lease()
         lease[1] += 1
         try:
-            raw = await lease[0].post("/chat/completions", body=request, cast_to=bytes)
+            raw = await asyncio.wait_for(lease[0].post("/chat/completions", body=request, cast_to=bytes), _deadline(self.options.timeout))
+        except TimeoutError:  # the whole call's deadline: a reply trickling in slower than --timeout
+            raise ModelTimeoutError(where, self.options.timeout, started=True) from None
         except openai.AuthenticationError:
             raise ModelError(f"The endpoint at {where} rejected the API key; set a valid OPENAI_API_KEY.") from None
         except openai.NotFoundError as exc:
@@ -344,7 +351,10 @@ class OpenAIModel:
         except openai.APITimeoutError:
             raise ModelTimeoutError(where, self.options.timeout) from None
         except openai.APIConnectionError as exc:
-            raise EndpointUnreachableError(where, type(exc.__cause__ or exc).__name__) from None
+            cause = type(exc.__cause__ or exc).__name__
+            if cause in _DROPPED:
+                raise ConnectionDroppedError(where, cause) from None
+            raise EndpointUnreachableError(where, cause) from None
         except openai.APIStatusError as exc:
             raise status_error(where, exc.status_code, server_words(exc)) from None
         except openai.OpenAIError as exc:
@@ -369,14 +379,16 @@ class OpenAIModel:
 
         lease = self._join().lease()
         lease[1] += 1
+        seconds = min(10.0, self.options.timeout)
         try:
-            client = lease[0].with_options(timeout=min(10.0, self.options.timeout), max_retries=0)
+            client = lease[0].with_options(timeout=seconds, max_retries=0)
             if method == "GET":
-                raw = await client.get(url, cast_to=bytes)
+                call = client.get(url, cast_to=bytes)
             else:
-                raw = await client.post(url, body=body or {}, cast_to=bytes)
-            return json.loads(raw)
-        except (openai.OpenAIError, ValueError, UnicodeDecodeError):
+                call = client.post(url, body=body or {}, cast_to=bytes)
+            raw = await asyncio.wait_for(call, _deadline(seconds))
+            return None if too_deep(raw.decode("utf-8", "replace")) is not None else json.loads(raw)
+        except (openai.OpenAIError, ValueError, UnicodeDecodeError, RecursionError, TimeoutError):
             return None
         finally:
             lease[1] -= 1
@@ -432,6 +444,17 @@ class OpenAIModel:
         return request
 
 
+# An error of the HTTP library after the request went out: the connection broke mid-reply
+_DROPPED = {"ReadError", "RemoteProtocolError", "WriteError"}
+
+
+def _deadline(timeout: float) -> float:
+    """The whole call's deadline. The HTTP library applies the timeout to each step (connect, each
+    read), so a server sending a byte every few seconds would never time out; this bounds the call,
+    a little after the per-step timeout so a silent server is still called silent."""
+    return timeout + min(1.0, max(0.25, timeout / 10))
+
+
 def cap_field(base_url: str | None) -> str:
     """OpenAI's API takes the completion cap as `max_completion_tokens` (its reasoning models refuse
     `max_tokens`); llama.cpp, vLLM and Ollama read `max_tokens`."""
@@ -485,8 +508,11 @@ def read_completion(raw: bytes, where: str) -> ModelTurn:
     from ledger_tui.engine.outside import printable
 
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        text = raw.decode("utf-8")
+        if too_deep(text) is not None:  # Python's parser would overflow its stack on it
+            raise ValueError("nested too deeply")
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         start = printable(raw[:200].decode("utf-8", "replace"), 120)
         raise NotAChatCompletionError(
             f"The endpoint at {where} did not answer with JSON (it began: {start!r}); check that --base-url serves chat completions."
@@ -502,7 +528,13 @@ def read_completion(raw: bytes, where: str) -> ModelTurn:
     finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
     calls: list[ToolCall] = []
     malformed: dict[str, str] = {}
-    for i, tc in enumerate(message.get("tool_calls") or []):
+    listed = message.get("tool_calls") or []
+    if not isinstance(listed, list):
+        start = printable(raw[:200].decode("utf-8", "replace"), 120)
+        raise NotAChatCompletionError(
+            f"The endpoint at {where} returned tool_calls that are not a list (it began: {start!r}); check that --base-url serves chat completions."
+        )
+    for i, tc in enumerate(listed):
         fn = tc.get("function") if isinstance(tc, dict) else None
         if not isinstance(fn, dict):
             continue
