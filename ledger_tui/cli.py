@@ -11,7 +11,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -60,6 +60,16 @@ TEMPERATURE_HELP = "Sampling temperature; not sent unless set (some models refus
 EXTRA_BODY_HELP = "A JSON object merged into every request, for server-specific fields, e.g. '{\"top_k\": 20}'."
 CONTEXT_WINDOW_HELP = "The model's context window in tokens (default: asked of the server; unknown: nothing is folded)."
 LEDGER_AT_HELP = "Where the task state goes in the prompt: customer (before the latest customer message), end, or system."
+
+
+# the same options on both commands
+Timeout = Annotated[float, typer.Option("--timeout", help=TIMEOUT_HELP)]
+Retries = Annotated[int, typer.Option("--retries", help=RETRIES_HELP)]
+MaxTokens = Annotated[int, typer.Option("--max-tokens", help=MAX_TOKENS_HELP)]
+Temperature = Annotated[Optional[float], typer.Option("--temperature", help=TEMPERATURE_HELP)]
+ExtraBody = Annotated[Optional[str], typer.Option("--extra-body", help=EXTRA_BODY_HELP)]
+ContextWindow = Annotated[Optional[int], typer.Option("--context-window", help=CONTEXT_WINDOW_HELP)]
+LedgerAt = Annotated[str, typer.Option("--ledger-at", help=LEDGER_AT_HELP)]
 
 
 def _client_options(timeout: float, retries: int, max_tokens: int, temperature: Optional[float], extra_body: Optional[str]):
@@ -329,13 +339,13 @@ def play(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in sessions/runs/)."),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
     no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
-    timeout: float = typer.Option(120.0, "--timeout", help=TIMEOUT_HELP),
-    retries: int = typer.Option(2, "--retries", help=RETRIES_HELP),
-    max_tokens: int = typer.Option(2048, "--max-tokens", help=MAX_TOKENS_HELP),
-    temperature: Optional[float] = typer.Option(None, "--temperature", help=TEMPERATURE_HELP),
-    extra_body: Optional[str] = typer.Option(None, "--extra-body", help=EXTRA_BODY_HELP),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help=CONTEXT_WINDOW_HELP),
-    ledger_at: str = typer.Option("customer", "--ledger-at", help=LEDGER_AT_HELP),
+    timeout: Timeout = 120.0,
+    retries: Retries = 2,
+    max_tokens: MaxTokens = 2048,
+    temperature: Temperature = None,
+    extra_body: ExtraBody = None,
+    context_window: ContextWindow = None,
+    ledger_at: LedgerAt = "customer",
 ) -> None:
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os
@@ -390,13 +400,13 @@ def eval_command(
     task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
     out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
     max_turns: int = typer.Option(30, "--max-turns", help="Customer turns before a run is cut off."),
-    timeout: float = typer.Option(120.0, "--timeout", help=TIMEOUT_HELP),
-    retries: int = typer.Option(2, "--retries", help=RETRIES_HELP),
-    max_tokens: int = typer.Option(2048, "--max-tokens", help=MAX_TOKENS_HELP),
-    temperature: Optional[float] = typer.Option(None, "--temperature", help=TEMPERATURE_HELP),
-    extra_body: Optional[str] = typer.Option(None, "--extra-body", help=EXTRA_BODY_HELP),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help=CONTEXT_WINDOW_HELP),
-    ledger_at: str = typer.Option("customer", "--ledger-at", help=LEDGER_AT_HELP),
+    timeout: Timeout = 120.0,
+    retries: Retries = 2,
+    max_tokens: MaxTokens = 2048,
+    temperature: Temperature = None,
+    extra_body: ExtraBody = None,
+    context_window: ContextWindow = None,
+    ledger_at: LedgerAt = "customer",
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
