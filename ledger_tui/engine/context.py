@@ -60,6 +60,17 @@ def prompt_text(messages: list[Message], tools: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
+def folded_note(dropped: list[Message], task_state: bool = True) -> str:
+    """What the first kept message says of the messages folded before it (the agent's prompt also
+    has the task state, which still holds every record read)."""
+    turns = sum(1 for m in dropped if m.get("role") == "user")
+    held = "; the task state holds every record read" if task_state else ""
+    return (
+        f"[The first {len(dropped)} messages of this conversation ({turns} from the other party) were folded to "
+        f"fit the context window{held}.]\n\n"
+    )
+
+
 def foldable_turn_starts(transcript: list[Message], keep_from: int) -> list[int]:
     """Indexes where the transcript can be cut without parting a tool call from its result: each
     customer message before `keep_from` (the latest customer message and what follows are kept)."""

@@ -228,6 +228,10 @@ class _Endpoint:
         self._options = dict(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
         self.clients: list[list[Any]] = []  # [client, requests in flight, most ever in flight]
         self.users = 0
+        # what the server said of itself: each model's context window, and how its /tokenize is
+        # asked ("content" or "prompt"; False: it has none; None: not yet known)
+        self.windows: dict[str, tuple[int, str] | None] = {}
+        self.tokenize: str | bool | None = None
 
     def lease(self) -> list[Any]:
         """The client for the next request; the caller counts the request in and out of entry[1]."""
@@ -296,8 +300,6 @@ class OpenAIModel:
         self._config = (key, self.base_url, self.options.timeout, 0)
         self._endpoint: _Endpoint | None = None
         self._key: tuple[Any, ...] | None = None
-        # how this server's /tokenize is asked (learned on first use; False: it has none)
-        self._tokenize: dict[str, Any] | bool | None = None
 
     def _join(self) -> _Endpoint:
         """This loop's shared clients for the endpoint (building a client costs ~15 ms of TLS
@@ -395,7 +397,14 @@ class OpenAIModel:
 
     async def context_window(self) -> tuple[int, str] | None:
         """The context window the server runs with, and where that was read: llama.cpp's `/props`
-        (`n_ctx`), else vLLM's `/v1/models` (`max_model_len`); None when it does not say."""
+        (`n_ctx`), else vLLM's `/v1/models` (`max_model_len`); None when it does not say. Asked
+        once per endpoint and model: every session and customer simulator of an eval shares it."""
+        endpoint = self._join()
+        if self.model not in endpoint.windows:
+            endpoint.windows[self.model] = await self._ask_window()
+        return endpoint.windows[self.model]
+
+    async def _ask_window(self) -> tuple[int, str] | None:
         root = self._root()
         if root is None:
             return None
@@ -415,18 +424,20 @@ class OpenAIModel:
     async def count_tokens(self, text: str) -> int | None:
         """Tokens of `text` by the server's own tokenizer (llama.cpp and vLLM `/tokenize`), or None."""
         root = self._root()
-        if root is None or self._tokenize is False:
+        endpoint = self._join()
+        if root is None or endpoint.tokenize is False:
             return None
-        forms = [{"content": text}, {"model": self.model, "prompt": text}] if self._tokenize is None else [self._tokenize]
-        for form in forms:
-            reply = await self._probe("POST", f"{root}/tokenize", {**form, **({"content": text} if "content" in form else {"prompt": text})})
-            if isinstance(reply, dict) and isinstance(reply.get("count"), int):
-                self._tokenize = form
-                return reply["count"]
-            if isinstance(reply, dict) and isinstance(reply.get("tokens"), list):
-                self._tokenize = form
-                return len(reply["tokens"])
-        self._tokenize = False
+        # llama.cpp takes {"content"}, vLLM {"model", "prompt"}; the endpoint remembers which worked
+        forms = {"content": {"content": text}, "prompt": {"model": self.model, "prompt": text}}
+        for kind in [endpoint.tokenize] if endpoint.tokenize else list(forms):
+            reply = await self._probe("POST", f"{root}/tokenize", forms[kind])
+            count = reply.get("count") if isinstance(reply, dict) else None
+            if not isinstance(count, int) and isinstance(reply, dict) and isinstance(reply.get("tokens"), list):
+                count = len(reply["tokens"])
+            if isinstance(count, int):
+                endpoint.tokenize = kind
+                return count
+        endpoint.tokenize = False
         return None
 
     def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -286,12 +286,7 @@ class Session:
         if self._folded_turns:
             dropped = view[: self._folded_turns]
             kept = view[self._folded_turns :]
-            turns = sum(1 for m in dropped if m.get("role") == "user")
-            note = (
-                f"[The first {len(dropped)} messages of this conversation ({turns} from the customer) were folded to "
-                "fit the context window; the task state holds every record read.]\n\n"
-            )
-            kept[0] = {**kept[0], "content": note + str(kept[0].get("content") or "")}
+            kept[0] = {**kept[0], "content": context.folded_note(dropped) + str(kept[0].get("content") or "")}
             view = kept
         return view
 

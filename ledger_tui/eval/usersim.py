@@ -80,7 +80,7 @@ class UserSimulator:
         def prompt() -> list[dict[str, Any]]:
             kept = self.messages[self.folded :]
             if self.folded and kept:
-                note = f"[The first {self.folded} messages of this conversation were folded to fit the context window.]\n\n"
+                note = context.folded_note(self.messages[: self.folded], task_state=False)
                 kept = [{**kept[0], "content": note + str(kept[0].get("content") or "")}, *kept[1:]]
             return [system, *kept]
 
@@ -88,7 +88,7 @@ class UserSimulator:
         if window is None or context.estimate(messages, tools) <= window.budget:
             return messages
         latest = max((i for i, m in enumerate(self.messages) if m.get("role") == "user"), default=0)
-        cuts = [i for i in range(self.folded + 1, latest + 1) if self.messages[i].get("role") == "user"]
+        cuts = [c for c in context.foldable_turn_starts(self.messages, latest + 1) if c > self.folded]
         target = int(window.budget * context.LOW_WATER)
         for cut in cuts:
             self.folded = cut
