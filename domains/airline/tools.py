@@ -15,8 +15,9 @@ number fails in the arithmetic ("unsupported operand type(s) for +=: 'int' and '
 update's cabin that is not text fails looking up its seats. Where the reference would instead
 *store* a value of the wrong type (an update's `total_baggages` "3", a `true` paid-bag count, a
 non-text cabin with no flights to look up, a passenger list that is not one but has the right
-length), the tool refuses it once every check of the reference has passed, in the words the
-environment refuses any mistyped write argument with ("invalid arguments for …"); nothing changes.
+length), the tool raises `MistypedArgument` once every check of the reference has passed, and the
+environment refuses it as it refuses any mistyped write argument ("invalid arguments for …");
+nothing changes.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from domains.airline.schema import (
     ReservationFlight,
     User,
 )
-from ledger_tui.engine.domain import Tool, ToolError
+from ledger_tui.engine.domain import MistypedArgument, Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
 NOW = "2024-05-15T15:00:00"
@@ -184,12 +185,6 @@ def _records(values: Any, model: type[BaseModel]) -> Any:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _refused(tool: str, argument: str, expected: str) -> ToolError:
-    """The environment's refusal of a mistyped write argument, for a value the reference would
-    store as given: raised where the reference would store it, after every check it makes."""
-    return ToolError(f"invalid arguments for {tool}: {argument}: Input should be {expected}")
 
 
 def _direct(db: FlightDB, date: str, origin: str | None, destination: str | None, leave_after: str | None = None) -> list[DirectFlight]:
@@ -377,7 +372,7 @@ def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
     # failed the subtraction already, except `true`)
     for name in ("total_baggages", "nonfree_baggages"):
         if not _is_number(getattr(args, name)):
-            raise _refused("update_reservation_baggages", name, "a valid integer")
+            raise MistypedArgument(name, "a valid integer")
     payment = _charge(method, total)
     if payment is not None:
         res.payment_history.append(payment)
@@ -422,7 +417,7 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
     total -= sum(f.price for f in res.flights) * count
     method = _update_method(user, args.payment_id, total)
     if not isinstance(args.cabin, str):  # reached only with no flights: nothing looked it up
-        raise _refused("update_reservation_flights", "cabin", "a valid string")
+        raise MistypedArgument("cabin", "a valid string")
     payment = _charge(method, total)
     if payment is not None:
         res.payment_history.append(payment)
@@ -437,7 +432,7 @@ def update_reservation_passengers(db: FlightDB, args: PassengersArgs) -> Reserva
     if len(passengers) != len(res.passengers):
         raise ToolError("Number of passengers does not match")
     if not isinstance(passengers, list) or not all(isinstance(p, Passenger) for p in passengers):
-        raise _refused("update_reservation_passengers", "passengers", "a valid list of passengers")
+        raise MistypedArgument("passengers", "a valid list of passengers")
     res.passengers = copy.deepcopy(passengers)
     return res
 

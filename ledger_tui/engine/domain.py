@@ -37,6 +37,15 @@ class ToolError(Exception):
     """A tool refused the call; the model reads `Error: <message>`."""
 
 
+class MistypedArgument(ToolError):
+    """A write argument of the wrong JSON type that the tool will not store, found by the tool
+    itself (after the checks τ²-bench makes first); the environment words it as it words every
+    argument that does not validate."""
+
+    def __init__(self, argument: str, expected: str) -> None:
+        super().__init__(f"{argument}: Input should be {expected}")
+
+
 @dataclass(frozen=True)
 class Tool:
     """One tool, as the model sees it and as the environment runs it.

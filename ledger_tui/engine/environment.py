@@ -13,10 +13,15 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ledger_tui.engine.domain import Domain, Tool
+from ledger_tui.engine.domain import Domain, MistypedArgument, Tool
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.cow import reading
 from ledger_tui.engine.serialize import jsonable, tool_text
+
+
+def refused(tool: Tool, problems: list[str]) -> Outcome:
+    """The refusal of arguments that do not validate (or a mistyped one a write will not store)."""
+    return Outcome(f"Error: invalid arguments for {tool.name}: " + "; ".join(problems), True, tool=tool)
 
 
 def call_problem(tool: Tool, arguments: dict[str, Any], toolkit: str) -> str | None:
@@ -94,7 +99,7 @@ class Environment:
             lines = [
                 f"{'.'.join(str(x) for x in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:6]
             ]
-            return Outcome(f"Error: invalid arguments for {call.name}: " + "; ".join(lines), True, tool=tool)
+            return refused(tool, lines)
         if tool.kind != "read" or self.domain.sync is not None:
             self._digests = None
         try:
@@ -105,6 +110,8 @@ class Environment:
                     value = jsonable(value)
                 return self._finish(text, value, tool)
             value = tool.run(self.db, args)
+        except MistypedArgument as exc:
+            return refused(tool, [str(exc)])
         except Exception as exc:  # ToolError and anything a tool raises: the model reads it
             return Outcome(f"Error: {exc}", True, tool=tool)
         return self._finish(tool_text(value), value, tool)
