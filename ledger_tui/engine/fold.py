@@ -7,8 +7,10 @@ Nothing is recomputed differently in replay.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from itertools import islice
+from typing import Any, Iterable, TypeVar, overload
 
 from ledger_tui.engine.events import (
     AssistantMessage,
@@ -32,6 +34,9 @@ from ledger_tui.engine.ledger import Ledger, apply_update
 CURRENT_USER = "users.current"
 IDENTIFIED_PREFIX = "identified."
 
+T = TypeVar("T")
+H = TypeVar("H", bound=Hashable)
+
 
 @dataclass(frozen=True)
 class Totals:
@@ -48,27 +53,209 @@ class Totals:
     block: int = 0
 
 
+class Chain(Sequence[T]):
+    """An immutable sequence of the first `len` items of a list that only grows at its end.
+
+    `appended(x)` is O(1): it appends to the shared list and returns a view one item longer, so a
+    state and every state folded after it share one list and each sees only its own prefix. A
+    state extended a second time with another value (a branch: a what-if, or a fold restarted from
+    an older state) copies its prefix first; extended again with the value already stored after
+    its prefix (a `Timeline` replaying from a checkpoint), it shares. Compares equal to a tuple or
+    a `Chain` with the same items; slicing returns a tuple. Not for threads advancing one state
+    at the same time.
+    """
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        self._items: list[T] = list(items)
+        self._n = len(self._items)
+
+    @classmethod
+    def _view(cls, items: list[T], n: int) -> Chain[T]:
+        chain = object.__new__(cls)
+        chain._items = items
+        chain._n = n
+        return chain
+
+    def appended(self, item: T) -> Chain[T]:
+        items, n = self._items, self._n
+        if n == 0:
+            return Chain._view([item], 1)  # never grow an empty default another state may hold
+        if len(items) == n:
+            items.append(item)
+            return Chain._view(items, n + 1)
+        if items[n] is item:  # the same append was made from this prefix before
+            return Chain._view(items, n + 1)
+        branch = items[:n]
+        branch.append(item)
+        return Chain._view(branch, n + 1)
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._n)
+            if step == 1:
+                return tuple(self._items[start:stop])
+            items = self._items
+            return tuple(items[i] for i in range(start, stop, step))
+        n = self._n
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("Chain index out of range")
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[T]:
+        return islice(self._items, self._n)
+
+    def __reversed__(self) -> Iterator[T]:
+        items = self._items
+        for i in range(self._n - 1, -1, -1):
+            yield items[i]
+
+    def __bool__(self) -> bool:
+        return self._n > 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Chain):
+            if other._n != self._n:
+                return False
+            if other._items is self._items:
+                return True
+            return all(a == b for a, b in zip(self, other))
+        if isinstance(other, tuple):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: Iterable[T]) -> tuple[T, ...]:
+        if not isinstance(other, (tuple, Chain)):
+            return NotImplemented
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other: Iterable[T]) -> tuple[T, ...]:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return other + tuple(self)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Chain, (list(self),))  # the prefix only, never the items other states appended
+
+
+class GrowSet(AbstractSet[H]):
+    """An immutable set, grown like `Chain`: members in the order they were first added, shared by
+    every state that added them; `added(x)` is O(1). Set operators return frozensets; it compares
+    equal to a frozenset with the same members."""
+
+    __slots__ = ("_order", "_pos", "_n")
+
+    def __init__(self, items: Iterable[H] = ()) -> None:
+        self._order: list[H] = list(dict.fromkeys(items))
+        self._pos: dict[H, int] = {x: i for i, x in enumerate(self._order)}
+        self._n = len(self._order)
+
+    @classmethod
+    def _view(cls, order: list[H], pos: dict[H, int], n: int) -> GrowSet[H]:
+        s = object.__new__(cls)
+        s._order, s._pos, s._n = order, pos, n
+        return s
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[H]) -> frozenset[H]:
+        return frozenset(it)
+
+    def added(self, item: H) -> GrowSet[H]:
+        if item in self:
+            return self
+        order, n = self._order, self._n
+        if n == 0:
+            return GrowSet._view([item], {item: 0}, 1)
+        if len(order) == n:
+            order.append(item)
+            self._pos[item] = n
+            return GrowSet._view(order, self._pos, n + 1)
+        if order[n] == item:
+            return GrowSet._view(order, self._pos, n + 1)
+        branch = order[:n]
+        branch.append(item)
+        return GrowSet._view(branch, {x: i for i, x in enumerate(branch)}, n + 1)
+
+    def __contains__(self, item: object) -> bool:
+        try:
+            at = self._pos.get(item)  # type: ignore[call-overload]
+        except TypeError:  # unhashable: not a member
+            return False
+        return at is not None and at < self._n
+
+    def __iter__(self) -> Iterator[H]:
+        return islice(self._order, self._n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self))
+
+    def __repr__(self) -> str:
+        return repr(frozenset(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (GrowSet, (list(self),))
+
+
+EMPTY: Chain[Any] = Chain()
+NO_MEMBERS: GrowSet[Any] = GrowSet()
+
+_CHAINS = ("conversation", "gate_log", "user_messages", "assistant_texts", "recent_writes", "writes_done")
+_SETS = ("reads_done", "reads_failed")
+
+
 @dataclass(frozen=True)
 class SessionState:
-    """Everything the panes show, as of one step."""
+    """Everything the panes show, as of one step.
+
+    The growing fields are `Chain`s and `GrowSet`s (immutable; given a tuple or a frozenset, a
+    state converts it), so `advance` costs the same at event 100,000 as at event 10: a fold is
+    linear in events.
+    """
 
     seq: int = -1
     started: SessionStarted | None = None
     ended: SessionEnded | None = None
     ledger: Ledger = field(default_factory=Ledger)
-    conversation: tuple[Event, ...] = ()
-    gate_log: tuple[GateDecided, ...] = ()
-    user_messages: tuple[str, ...] = ()
-    assistant_texts: tuple[str, ...] = ()
+    conversation: Chain[Event] = EMPTY
+    gate_log: Chain[GateDecided] = EMPTY
+    user_messages: Chain[str] = EMPTY
+    assistant_texts: Chain[str] = EMPTY
     last_assistant_before_user: str = ""
     totals: Totals = field(default_factory=Totals)
     # agent writes proposed and awaiting their result, and those that ran since the customer spoke
     open_writes: tuple[ToolCall, ...] = ()
-    recent_writes: tuple[ToolCall, ...] = ()
+    recent_writes: Chain[ToolCall] = EMPTY
     open_reads: tuple[ToolCall, ...] = ()
-    reads_done: frozenset[str] = frozenset()
-    reads_failed: frozenset[str] = frozenset()
-    writes_done: tuple[ToolCall, ...] = ()  # every agent write that ran, in order
+    reads_done: GrowSet[str] = NO_MEMBERS
+    reads_failed: GrowSet[str] = NO_MEMBERS
+    writes_done: Chain[ToolCall] = EMPTY  # every agent write that ran, in order
+
+    def __post_init__(self) -> None:
+        for name in _CHAINS:
+            if not isinstance(getattr(self, name), Chain):
+                object.__setattr__(self, name, Chain(getattr(self, name)))
+        for name in _SETS:
+            if not isinstance(getattr(self, name), GrowSet):
+                object.__setattr__(self, name, GrowSet(getattr(self, name)))
 
     def context(self) -> SessionContext:
         identified = tuple(
@@ -81,13 +268,23 @@ class SessionState:
             identified=identified,
             last_user_message=self.user_messages[-1] if self.user_messages else "",
             last_assistant_text=self.last_assistant_before_user,
-            user_messages=self.user_messages,
-            assistant_texts=self.assistant_texts,
-            recent_writes=self.recent_writes,
-            reads_done=self.reads_done,
-            reads_failed=self.reads_failed,
-            writes_done=self.writes_done,
+            user_messages=self.user_messages,  # type: ignore[arg-type]  # a Chain is an immutable sequence
+            assistant_texts=self.assistant_texts,  # type: ignore[arg-type]
+            recent_writes=self.recent_writes,  # type: ignore[arg-type]
+            reads_done=self.reads_done,  # type: ignore[arg-type]  # a GrowSet is an immutable set
+            reads_failed=self.reads_failed,  # type: ignore[arg-type]
+            writes_done=self.writes_done,  # type: ignore[arg-type]
         )
+
+
+def _with(state: SessionState, changes: dict[str, Any]) -> SessionState:
+    """`replace(state, **changes)` without re-running the constructor (the fields are already of
+    their types): the fold's one copy per event."""
+    new = object.__new__(SessionState)
+    d = new.__dict__
+    d.update(state.__dict__)
+    d.update(changes)
+    return new
 
 
 def _count(totals: Totals, verdict: Verdict) -> Totals:
@@ -99,77 +296,76 @@ def _count(totals: Totals, verdict: Verdict) -> Totals:
 
 
 def advance(state: SessionState, event: Event) -> SessionState:
-    """Apply one event. Pure: returns a new state."""
-    s = replace(state, seq=event.seq if event.seq >= 0 else state.seq + 1)
+    """Apply one event. Pure: returns a new state (the states before it are unchanged)."""
+    s = state
+    c: dict[str, Any] = {"seq": event.seq if event.seq >= 0 else s.seq + 1}
     if isinstance(event, SessionStarted):
-        return replace(s, started=event)
-    if isinstance(event, SessionEnded):
-        return replace(s, ended=event)
-    if isinstance(event, LedgerUpdated):
-        return replace(s, ledger=apply_update(s.ledger, event))
-    if isinstance(event, UserMessage):
-        last = s.assistant_texts[-1] if s.assistant_texts else ""
-        return replace(
-            s,
-            conversation=s.conversation + (event,),
-            user_messages=s.user_messages + (event.text,),
-            last_assistant_before_user=last,
-            recent_writes=(),
-        )
-    if isinstance(event, AssistantMessage):
-        texts = s.assistant_texts + (event.text,) if event.text.strip() else s.assistant_texts
-        return replace(s, conversation=s.conversation + (event,), assistant_texts=texts)
-    if isinstance(event, Refusal):
-        return replace(s, conversation=s.conversation + (event,), assistant_texts=s.assistant_texts + (event.text,))
-    if isinstance(event, ToolCallProposed):
+        c["started"] = event
+    elif isinstance(event, SessionEnded):
+        c["ended"] = event
+    elif isinstance(event, LedgerUpdated):
+        c["ledger"] = apply_update(s.ledger, event)
+    elif isinstance(event, UserMessage):
+        c["conversation"] = s.conversation.appended(event)
+        c["user_messages"] = s.user_messages.appended(event.text)
+        c["last_assistant_before_user"] = s.assistant_texts[-1] if s.assistant_texts else ""
+        c["recent_writes"] = EMPTY
+    elif isinstance(event, AssistantMessage):
+        c["conversation"] = s.conversation.appended(event)
+        if event.text.strip():
+            c["assistant_texts"] = s.assistant_texts.appended(event.text)
+    elif isinstance(event, Refusal):
+        c["conversation"] = s.conversation.appended(event)
+        c["assistant_texts"] = s.assistant_texts.appended(event.text)
+    elif isinstance(event, ToolCallProposed):
+        c["conversation"] = s.conversation.appended(event)
         t = s.totals
         if event.kind == "read":
-            t = replace(t, reads=t.reads + 1)
+            c["totals"] = replace(t, reads=t.reads + 1)
             if event.call.requestor != "user":
-                return replace(s, conversation=s.conversation + (event,), totals=t, open_reads=s.open_reads + (event.call,))
+                c["open_reads"] = s.open_reads + (event.call,)
         elif event.kind == "write":
-            t = replace(t, writes=t.writes + 1)
+            c["totals"] = replace(t, writes=t.writes + 1)
             if event.call.requestor != "user":
-                return replace(s, conversation=s.conversation + (event,), totals=t, open_writes=s.open_writes + (event.call,))
-        return replace(s, conversation=s.conversation + (event,), totals=t)
-    if isinstance(event, ToolResult):
-        s = replace(s, conversation=s.conversation + (event,))
-        read = next((c for c in s.open_reads if c.id == event.call_id), None)
+                c["open_writes"] = s.open_writes + (event.call,)
+    elif isinstance(event, ToolResult):
+        c["conversation"] = s.conversation.appended(event)
+        read = next((r for r in s.open_reads if r.id == event.call_id), None)
         if read is not None:
-            rest_reads = tuple(c for c in s.open_reads if c is not read)
+            c["open_reads"] = tuple(r for r in s.open_reads if r is not read)
             if event.error:
-                return replace(s, open_reads=rest_reads, reads_failed=s.reads_failed | {read.signature()})
-            return replace(s, open_reads=rest_reads, reads_done=s.reads_done | {read.signature()})
-        call = next((c for c in s.open_writes if c.id == event.call_id), None)
-        if call is None:
-            return s
-        rest = tuple(c for c in s.open_writes if c is not call)
-        if event.executed and not event.error:
-            return replace(s, open_writes=rest, recent_writes=s.recent_writes + (call,), writes_done=s.writes_done + (call,))
-        return replace(s, open_writes=rest)
-    if isinstance(event, Notice):
-        return replace(s, conversation=s.conversation + (event,))
-    if isinstance(event, GateDecided):
-        return replace(s, gate_log=s.gate_log + (event,), totals=_count(s.totals, event.decision.verdict))
-    if isinstance(event, TokenUsage):
+                c["reads_failed"] = s.reads_failed.added(read.signature())
+            else:
+                c["reads_done"] = s.reads_done.added(read.signature())
+        else:
+            call = next((w for w in s.open_writes if w.id == event.call_id), None)
+            if call is not None:
+                c["open_writes"] = tuple(w for w in s.open_writes if w is not call)
+                if event.executed and not event.error:
+                    c["recent_writes"] = s.recent_writes.appended(call)
+                    c["writes_done"] = s.writes_done.appended(call)
+    elif isinstance(event, Notice):
+        c["conversation"] = s.conversation.appended(event)
+    elif isinstance(event, GateDecided):
+        c["gate_log"] = s.gate_log.appended(event)
+        c["totals"] = _count(s.totals, event.decision.verdict)
+    elif isinstance(event, TokenUsage):
         t = s.totals
-        return replace(
-            s,
-            totals=replace(
-                t,
-                prompt_tokens=t.prompt_tokens + event.prompt_tokens,
-                completion_tokens=t.completion_tokens + event.completion_tokens,
-                ledger_tokens=t.ledger_tokens + event.ledger_tokens,
-                policy_tokens=t.policy_tokens + event.policy_tokens,
-                transcript_tokens=t.transcript_tokens + event.transcript_tokens,
-                model_calls=t.model_calls + 1,
-            ),
+        c["totals"] = replace(
+            t,
+            prompt_tokens=t.prompt_tokens + event.prompt_tokens,
+            completion_tokens=t.completion_tokens + event.completion_tokens,
+            ledger_tokens=t.ledger_tokens + event.ledger_tokens,
+            policy_tokens=t.policy_tokens + event.policy_tokens,
+            transcript_tokens=t.transcript_tokens + event.transcript_tokens,
+            model_calls=t.model_calls + 1,
         )
-    return s
+    return _with(s, c)
 
 
 def fold(events: Iterable[Event], upto: int | None = None) -> SessionState:
-    """The state after events[0..upto] (inclusive); all events when `upto` is None."""
+    """The state after events[0..upto] (inclusive); all events when `upto` is None. Linear in
+    events."""
     state = SessionState()
     for i, event in enumerate(events):
         if upto is not None and i > upto:
