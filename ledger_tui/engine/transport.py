@@ -1,0 +1,366 @@
+"""A lean HTTP/1.1 transport under the model clients' `openai.AsyncOpenAI`.
+
+The SDK still builds every request, reads every reply and raises its own errors; only the layer
+below the HTTP client changes. The default one (the HTTP library's connection pool, its HTTP/1.1
+state machine and its async-library adapter) cost about half of the CPU of a model call with many
+sessions in flight, all of it on the one core that also runs the sessions. This one keeps one list
+of idle keep-alive connections per server and speaks HTTP/1.1 over asyncio streams: a request is
+one write, a reply one read of its head and one of its body when they have arrived.
+
+It behaves as the default transport does where the model client can tell: each step (connect,
+write, every read) has its own timeout from the request (`ConnectTimeout`, `WriteTimeout`,
+`ReadTimeout`, so a silent server is a timeout and a trickling one is cut by the call's own
+deadline); a connection that fails is `ConnectError`, one reset or cut short mid-reply is
+`ReadError` or `RemoteProtocolError`, never resent; `Content-Length`, chunked and close-delimited
+bodies are read; content encodings are decoded by the HTTP client above it; idle connections are
+dropped after 5 seconds (the default keep-alive expiry), or as soon as the server closes them.
+
+Endpoints reached through a proxy (`HTTP(S)_PROXY`, `ALL_PROXY` and `NO_PROXY` in the
+environment) keep the HTTP library's own transport, which knows how to talk to proxies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from typing import Any
+
+import httpx2
+
+KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection is kept (httpx's default)
+MAX_IDLE = 1000  # idle connections kept per server
+READ_SIZE = 65_536  # bytes asked of the socket per read, as the HTTP library does
+HEAD_LIMIT = 1 << 20  # a reply's status line and headers, at most
+
+
+def proxied(url: str) -> bool:
+    """Whether the environment routes requests to `url` through a proxy (as the HTTP library reads
+    it: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY)."""
+    from urllib.parse import urlsplit
+    from urllib.request import getproxies_environment, proxy_bypass_environment
+
+    proxies = getproxies_environment()
+    parts = urlsplit(url)
+    if not (proxies.get(parts.scheme or "https") or proxies.get("all")):
+        return False
+    return not proxy_bypass_environment(parts.hostname or "", proxies)
+
+
+class _Connection:
+    __slots__ = ("idle_since", "reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.idle_since = 0.0
+
+    def usable(self, now: float) -> bool:
+        return (
+            now - self.idle_since < KEEPALIVE_EXPIRY
+            and not self.reader.at_eof()
+            and self.reader.exception() is None
+            and not self.writer.transport.is_closing()
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # a connection already gone is closed
+            self.writer.close()
+
+
+def _timeouts(request: httpx2.Request) -> tuple[float | None, float | None, float | None]:
+    t = request.extensions.get("timeout") or {}
+    return t.get("connect"), t.get("read"), t.get("write")
+
+
+class FastTransport(httpx2.AsyncBaseTransport):
+    """HTTP/1.1 keep-alive connections on asyncio streams, shared by every request of one event
+    loop (see the module's text)."""
+
+    def __init__(self, ssl_context: ssl.SSLContext | None = None) -> None:
+        self._ssl = ssl_context
+        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._closed = False
+        self.opened = 0  # connections made, for tests and figures
+
+    # ------------------------------------------------------------------ connections
+    async def _connect(self, scheme: str, host: str, port: int, timeout: float | None) -> _Connection:
+        context = None
+        if scheme == "https":
+            context = self._ssl if isinstance(self._ssl, ssl.SSLContext) else ssl.create_default_context()
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=context, server_hostname=host if context else None, limit=HEAD_LIMIT
+                )
+        except TimeoutError:
+            raise httpx2.ConnectTimeout(f"No connection to {host}:{port} within {timeout} s.") from None
+        except (OSError, ssl.SSLError) as exc:
+            raise httpx2.ConnectError(str(exc) or type(exc).__name__) from exc
+        self.opened += 1
+        return _Connection(reader, writer)
+
+    def _lease(self, key: tuple[str, str, int], now: float) -> _Connection | None:
+        idle = self._idle.get(key)
+        while idle:
+            conn = idle.pop()
+            if conn.usable(now):
+                return conn
+            conn.close()
+        return None
+
+    def _release(self, key: tuple[str, str, int], conn: _Connection) -> None:
+        idle = self._idle.setdefault(key, [])
+        if self._closed or len(idle) >= MAX_IDLE:
+            conn.close()
+            return
+        conn.idle_since = asyncio.get_running_loop().time()
+        idle.append(conn)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, {}
+        for conns in idle.values():
+            for conn in conns:
+                conn.close()
+
+    # ------------------------------------------------------------------ one request
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        url = request.url
+        scheme = url.scheme
+        if scheme not in ("http", "https"):
+            raise httpx2.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme}://'.")
+        host = url.host
+        port = url.port or (443 if scheme == "https" else 80)
+        key = (scheme, host, port)
+        connect_t, read_t, write_t = _timeouts(request)
+        body = await request.aread()
+        head = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
+        chunked = False
+        for name, value in request.headers.raw:
+            if name.lower() == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+            head += (name, b": ", value, b"\r\n")
+        head.append(b"\r\n")
+        if chunked:
+            body = (b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)) if body else b"0\r\n\r\n"
+        payload = b"".join(head) + body
+
+        loop = asyncio.get_running_loop()
+        conn = self._lease(key, loop.time()) or await self._connect(scheme, host, port, connect_t)
+        reusable = False
+        try:
+            try:
+                conn.writer.write(payload)
+                if conn.writer.transport.get_write_buffer_size():
+                    async with asyncio.timeout(write_t):
+                        await conn.writer.drain()
+            except TimeoutError:
+                raise httpx2.WriteTimeout(f"The request was not sent within {write_t} s.") from None
+            except OSError as exc:
+                raise httpx2.WriteError(str(exc) or type(exc).__name__) from exc
+            status, reason, version, headers, close = await self._read_head(conn.reader, read_t)
+            content, reusable = await self._read_body(conn.reader, request.method, status, headers, read_t)
+            reusable = reusable and not close
+        finally:
+            if reusable:
+                self._release(key, conn)
+            else:
+                conn.close()
+        return httpx2.Response(
+            status,
+            headers=headers,
+            stream=httpx2.ByteStream(content),
+            extensions={"http_version": version, "reason_phrase": reason},
+        )
+
+    # ------------------------------------------------------------------ reading
+    @staticmethod
+    async def _read(call: Any, timeout: float | None) -> bytes:
+        """One read of the reply, with the read timeout and the HTTP library's errors."""
+        try:
+            async with asyncio.timeout(timeout):
+                return await call
+        except TimeoutError:
+            raise httpx2.ReadTimeout(f"No reply within {timeout} s.") from None
+        except asyncio.IncompleteReadError as exc:
+            if exc.partial or exc.expected is not None:
+                raise httpx2.RemoteProtocolError("The server closed the connection before the reply was complete.") from None
+            raise httpx2.RemoteProtocolError("Server disconnected without sending a response.") from None
+        except asyncio.LimitOverrunError:
+            raise httpx2.RemoteProtocolError("The reply's headers are too long.") from None
+        except (OSError, ValueError) as exc:  # a reset connection; a damaged TLS stream
+            raise httpx2.ReadError(str(exc) or type(exc).__name__) from exc
+
+    async def _read_head(
+        self, reader: asyncio.StreamReader, timeout: float | None
+    ) -> tuple[int, bytes, bytes, list[tuple[bytes, bytes]], bool]:
+        while True:
+            head = await self._read(reader.readuntil(b"\r\n\r\n"), timeout)
+            lines = head[:-4].split(b"\r\n")
+            version, _, rest = lines[0].partition(b" ")
+            code, _, reason = rest.partition(b" ")
+            try:
+                status = int(code)
+            except ValueError:
+                raise httpx2.RemoteProtocolError("The reply does not begin with an HTTP status line.") from None
+            if not version.startswith(b"HTTP/1.") or not 100 <= status <= 999:
+                raise httpx2.RemoteProtocolError("The reply does not begin with an HTTP/1.x status line.")
+            if 100 <= status < 200 and status != 101:
+                continue  # an interim reply (100 Continue, 103 Early Hints): the real one follows
+            headers = []
+            close = version == b"HTTP/1.0"
+            for line in lines[1:]:
+                name, sep, value = line.partition(b":")
+                if not sep:
+                    raise httpx2.RemoteProtocolError("The reply has a malformed header line.")
+                name, value = name.strip(), value.strip()
+                if name.lower() == b"connection":
+                    tokens = value.lower()
+                    close = b"close" in tokens or (close and b"keep-alive" not in tokens)
+                headers.append((name, value))
+            return status, reason, version, headers, close
+
+    async def _read_body(
+        self, reader: asyncio.StreamReader, method: str, status: int, headers: list[tuple[bytes, bytes]], timeout: float | None
+    ) -> tuple[bytes, bool]:
+        """The reply's body and whether the connection may carry another request."""
+        if method == "HEAD" or status in (204, 304) or status < 200:
+            return b"", True
+        length = None
+        chunked = False
+        for name, value in headers:
+            lowered = name.lower()
+            if lowered == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+            elif lowered == b"content-length":
+                try:
+                    length = int(value)
+                except ValueError:
+                    raise httpx2.RemoteProtocolError("The reply has an invalid Content-Length.") from None
+                if length < 0:
+                    raise httpx2.RemoteProtocolError("The reply has an invalid Content-Length.")
+        if chunked:
+            return await self._read_chunked(reader, timeout), True
+        if length is not None:
+            # read by read, each with the read timeout (as the HTTP library does): a reply trickling
+            # in is cut by the call's own deadline, not called silent
+            parts = []
+            left = length
+            while left:
+                part = await self._read(reader.read(min(left, READ_SIZE)), timeout)
+                if not part:
+                    raise httpx2.RemoteProtocolError("The server closed the connection before the reply was complete.")
+                parts.append(part)
+                left -= len(part)
+            return b"".join(parts), True
+        parts = []  # no length: the body ends when the server closes the connection
+        while True:
+            part = await self._read(reader.read(READ_SIZE), timeout)
+            if not part:
+                return b"".join(parts), False
+            parts.append(part)
+
+    async def _read_chunked(self, reader: asyncio.StreamReader, timeout: float | None) -> bytes:
+        parts = []
+        while True:
+            line = await self._read(reader.readuntil(b"\r\n"), timeout)
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise httpx2.RemoteProtocolError("The reply has a malformed chunk size.") from None
+            if size == 0:
+                while (await self._read(reader.readuntil(b"\r\n"), timeout)) != b"\r\n":
+                    pass  # trailers
+                return b"".join(parts)
+            chunk = await self._read(reader.readexactly(size + 2), timeout)
+            parts.append(chunk[:-2])
+
+
+class LeanClient(httpx2.AsyncClient):
+    """The HTTP client handed to `openai.AsyncOpenAI`, on a `FastTransport`: the same requests as
+    the library's own client, built and sent with less work per call. The URL of each path is
+    parsed once, the client's default headers are merged in one pass, and a request without auth,
+    event hooks or cookies goes straight to the transport; anything else (a redirect, auth, hooks)
+    takes the library's own path."""
+
+    def __init__(self, transport: FastTransport, **kwargs: Any) -> None:
+        super().__init__(transport=transport, **kwargs)
+        self._fast = transport
+        self._urls: dict[str, httpx2.URL] = {}
+
+    def build_request(  # type: ignore[override]
+        self,
+        method: str,
+        url: Any,
+        *,
+        content: Any = None,
+        data: Any = None,
+        files: Any = None,
+        json: Any = None,
+        params: Any = None,
+        headers: Any = None,
+        cookies: Any = None,
+        timeout: Any = httpx2.USE_CLIENT_DEFAULT,
+        extensions: Any = None,
+    ) -> httpx2.Request:
+        plain = (
+            isinstance(url, str) and data is None and files is None and json is None and not params and not cookies
+            and not self.cookies and not self.params and isinstance(headers, list) and extensions is None
+            and not isinstance(timeout, httpx2._client.UseClientDefault)
+        )
+        if not plain:
+            return super().build_request(
+                method, url, content=content, data=data, files=files, json=json, params=params, headers=headers,
+                cookies=cookies, timeout=timeout, extensions=extensions,
+            )
+        merged = self._urls.get(url)
+        if merged is None:
+            merged = self._merge_url(url)
+            if len(self._urls) < 256:
+                self._urls[url] = merged
+        # the client's defaults, less those the call sets, then the call's (as Headers.update does)
+        given = {k.lower() for k, _ in headers}
+        pairs = [(k, v) for k, v in self.headers.multi_items() if k not in given] + headers
+        return httpx2.Request(
+            method, merged, content=content, headers=pairs,
+            extensions={"timeout": httpx2.Timeout(timeout).as_dict()},
+        )
+
+    async def send(  # type: ignore[override]
+        self,
+        request: httpx2.Request,
+        *,
+        stream: bool = False,
+        auth: Any = httpx2.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = httpx2.USE_CLIENT_DEFAULT,
+    ) -> httpx2.Response:
+        if (
+            self.is_closed or self._auth is not None or not isinstance(auth, httpx2._client.UseClientDefault)
+            or self._event_hooks["request"] or self._event_hooks["response"] or self._mounts
+        ):
+            return await super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
+        import datetime
+        import time
+
+        started = time.perf_counter()
+        self._set_timeout(request)
+        response = await self._fast.handle_async_request(request)
+        response.request = request
+        response.default_encoding = self._default_encoding
+        try:
+            await response.aread()
+        except BaseException:
+            await response.aclose()
+            raise
+        response.elapsed = datetime.timedelta(seconds=time.perf_counter() - started)
+        if "set-cookie" in response.headers:  # kept and sent back, as the library does
+            self.cookies.extract_cookies(response)
+        if response.has_redirect_location:
+            follow = self.follow_redirects if isinstance(follow_redirects, httpx2._client.UseClientDefault) else follow_redirects
+            if follow:
+                return await super().send(
+                    self._build_redirect_request(request, response), stream=stream, auth=auth, follow_redirects=True
+                )
+            response.next_request = self._build_redirect_request(request, response)
+        return response
