@@ -688,10 +688,8 @@ def _disruptions(ctx: GateContext, user_id: str) -> tuple[list[tuple[dict[str, A
     found = []
     unknown: SuggestedCall | None = None
     mine: list[dict[str, Any]] = []
-    for path in ctx.observed_paths("reservations."):
+    for path in ctx.ledger.where("reservations.", "user_id", user_id):  # theirs only, as evidence
         res = _any_observed(ctx, path)
-        if not isinstance(res, dict) or res.get("user_id") != user_id:
-            continue
         mine.append(res)
         for seg in res.get("flights", []):
             entry = _any_observed(ctx, flight_path(seg["flight_number"], seg["date"]))
@@ -704,10 +702,11 @@ def _disruptions(ctx: GateContext, user_id: str) -> tuple[list[tuple[dict[str, A
         # A changed itinerary no longer lists the disrupted flight; with one reservation in view,
         # a disrupted flight read in this conversation and absent from it belongs to it.
         listed = {(s["flight_number"], s["date"]) for s in mine[0].get("flights", [])}
-        for path in ctx.observed_paths("flights."):
+        disrupted = ctx.ledger.where("flights.", "status", "cancelled") + ctx.ledger.where("flights.", "status", "delayed")
+        for path in sorted(disrupted):
             entry = _any_observed(ctx, path)
             number, date = path.split(".")[1:3]
-            if isinstance(entry, dict) and entry.get("status") in ("cancelled", "delayed") and (number, date) not in listed:
+            if (number, date) not in listed:
                 found.append((mine[0], entry["status"], (number, date)))
     if found:
         return found, None

@@ -141,7 +141,8 @@ class GateContext:
         return ev.value
 
     def observed_paths(self, prefix: str) -> list[str]:
-        return sorted(p for p, e in self.ledger.items() if p.startswith(prefix) and e.origin == "observed")
+        ledger = self.ledger
+        return [p for p in ledger.under(prefix) if ledger[p].origin == "observed"]
 
     def stated(self, key: str, record: str | None = None) -> Any:
         """What the customer said (`said.<key>`), or None. Recorded as stated evidence. With a

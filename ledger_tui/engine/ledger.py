@@ -11,8 +11,10 @@ describe the change, so replay is a fold and the UI can highlight exactly what m
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Literal, Mapping
+from math import isqrt
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from ledger_tui.engine.events import LedgerUpdated
 from ledger_tui.engine.serialize import compact
@@ -51,54 +53,253 @@ def _entry(path: str, value: Any, origin: Origin, seq: int | None, call: str, qu
     return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)), quote=quote)
 
 
-class Ledger(Mapping[str, Entry]):
-    """An immutable mapping path -> Entry. Build new ledgers with `absorb`, `state`, `mark_stale`."""
+class _Base:
+    """The shared, never-mutated part of a ledger: its entries in insertion order, and (computed
+    when first asked) their positions and the sorted views that prefix queries and render use."""
 
-    __slots__ = ("_entries", "_render")
+    __slots__ = ("entries", "_pos", "_sorted", "_views", "_where")
+
+    def __init__(self, entries: dict[str, Entry]) -> None:
+        self.entries = entries
+        self._pos: dict[str, int] | None = None
+        self._sorted: list[str] | None = None
+        self._where: dict[tuple[str, str], dict[Any, list[str]]] = {}
+        # observed paths and their lines, stated paths and their lines; each sorted by path
+        self._views: tuple[list[str], list[str], list[str], list[str]] | None = None
+
+    def pos(self) -> dict[str, int]:
+        if self._pos is None:
+            self._pos = {p: i for i, p in enumerate(self.entries)}
+        return self._pos
+
+    def sorted(self) -> list[str]:
+        if self._sorted is None:
+            self._sorted = sorted(self.entries)
+        return self._sorted
+
+    def where(self, prefix: str, key: str) -> dict[Any, list[str]]:
+        """Observed records under `prefix`, sorted, grouped by their `key` field."""
+        index = self._where.get((prefix, key))
+        if index is None:
+            index = self._where[(prefix, key)] = {}
+            for path in _under(self.sorted(), prefix):
+                field = _field(self.entries[path], key)
+                if field is not _NO_FIELD:
+                    index.setdefault(field, []).append(path)
+        return index
+
+    def views(self) -> tuple[list[str], list[str], list[str], list[str]]:
+        if self._views is None:
+            obs = [p for p in self.sorted() if self.entries[p].origin == "observed"]
+            st = [p for p in self.sorted() if self.entries[p].origin != "observed"]
+            self._views = (obs, [_line(self.entries[p]) for p in obs], st, [_line(self.entries[p]) for p in st])
+        return self._views
+
+    def merged(self, over: dict[str, Entry], news: dict[str, int]) -> "_Base":
+        """A new base holding `over` too, its views derived from this one's when it has them."""
+        entries = dict(self.entries)
+        entries.update(over)
+        base = _Base(entries)
+        if self._pos is not None:
+            pos = dict(self._pos)
+            pos.update(news)
+            base._pos = pos
+        if self._sorted is not None:
+            base._sorted = _splice(self._sorted, None, set(), sorted(news))[0]
+        if self._views is not None:
+            base._views = _overlay_views(self, over)
+        return base
+
+
+_NO_FIELD = object()
+
+
+def _field(entry: Entry, key: str) -> Any:
+    """`entry`'s record's `key` field (None when the record lacks it), or _NO_FIELD when the entry
+    is not an observed record or the field cannot be a dict key."""
+    if entry.origin != "observed" or not isinstance(entry.value, dict):
+        return _NO_FIELD
+    value = entry.value.get(key)
+    try:
+        hash(value)
+    except TypeError:
+        return _NO_FIELD
+    return value
+
+
+def _matches(field: Any, value: Any) -> bool:
+    return field is not _NO_FIELD and field == value
+
+
+def _under(paths: list[str], prefix: str) -> list[str]:
+    return paths[bisect_left(paths, prefix) : bisect_left(paths, prefix + "\U0010ffff")]
+
+
+def _line(e: Entry) -> str:
+    return f"{e.path} = {e.text}  # STALE: read it again" if e.stale else f"{e.path} = {e.text}"
+
+
+def _splice(
+    paths: list[str], lines: list[str] | None, remove: set[str], add: list[str], add_lines: list[str] | None = None
+) -> tuple[list[str], list[str] | None]:
+    """`paths` (sorted, with `lines` alongside) without `remove` and with `add` (sorted, not in
+    `paths` unless also removed) in place: pointer copies, no sort."""
+    cuts = [(bisect_left(paths, p), 1, p, i) for i, p in enumerate(add)]
+    cuts += [(bisect_left(paths, p), 2, p, -1) for p in remove]
+    cuts.sort()
+    out_p: list[str] = []
+    out_l: list[str] | None = None if lines is None else []
+    at = 0
+    for index, kind, path, i in cuts:
+        if index > at:
+            out_p += paths[at:index]
+            if out_l is not None:
+                out_l += lines[at:index]  # type: ignore[index]
+            at = index
+        if kind == 1:
+            out_p.append(path)
+            if out_l is not None:
+                out_l.append(add_lines[i])  # type: ignore[index]
+        else:
+            at = index + 1
+    out_p += paths[at:]
+    if out_l is not None:
+        out_l += lines[at:]  # type: ignore[index]
+    return out_p, out_l
+
+
+def _overlay_views(base: _Base, over: dict[str, Entry]) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The base's sorted views with the overlay's entries in place (linear in the ledger's size,
+    in pointer copies: no sort, no line formatted again)."""
+    obs, obs_lines, st, st_lines = base.views()
+    if not over:
+        return obs, obs_lines, st, st_lines
+    gone = {"observed": set(), "stated": set()}  # type: dict[str, set[str]]
+    for p in over:
+        old = base.entries.get(p)
+        if old is not None:
+            gone["observed" if old.origin == "observed" else "stated"].add(p)
+    added = sorted(over)
+    new_obs = [p for p in added if over[p].origin == "observed"]
+    new_st = [p for p in added if over[p].origin != "observed"]
+    o, ol = _splice(obs, obs_lines, gone["observed"], new_obs, [_line(over[p]) for p in new_obs])
+    s, sl = _splice(st, st_lines, gone["stated"], new_st, [_line(over[p]) for p in new_st])
+    return o, ol, s, sl  # type: ignore[return-value]
+
+
+def _overlay_limit(size: int) -> int:
+    """How many entries a ledger keeps apart from its base before it folds them in: an update
+    copies the overlay, a fold copies the base, so the sum stays near the square root."""
+    return 32 + 2 * isqrt(size)
+
+
+class Ledger(Mapping[str, Entry]):
+    """An immutable mapping path -> Entry. Build new ledgers with `absorb`, `state`, `mark_stale`.
+
+    Iteration is in insertion order (a path keeps the place it was first added). Deriving a ledger
+    costs what changed, not the ledger's size: a new ledger shares its parent's base and keeps its
+    changes in a small overlay, folded into a new base once it grows past the square root of the
+    size. The sorted views (prefix queries, the rendered block) are derived from the base's by
+    splicing, never sorted again."""
+
+    __slots__ = ("_base", "_over", "_news", "_render")
 
     def __init__(self, entries: Mapping[str, Entry] | None = None) -> None:
-        self._entries: dict[str, Entry] = dict(entries or {})
+        self._base = _Base(dict(entries or {}))
+        self._over: dict[str, Entry] = {}
+        self._news: dict[str, int] = {}  # overlay paths the base lacks -> their position
         self._render: str | None = None
 
-    def __getitem__(self, path: str) -> Entry:
-        return self._entries[path]
+    @classmethod
+    def _of(cls, base: _Base, over: dict[str, Entry], news: dict[str, int]) -> "Ledger":
+        ledger = cls.__new__(cls)
+        ledger._base, ledger._over, ledger._news, ledger._render = base, over, news, None
+        return ledger
 
-    def __iter__(self):
-        return iter(self._entries)
+    def __getitem__(self, path: str) -> Entry:
+        entry = self._over.get(path)
+        return self._base.entries[path] if entry is None else entry
+
+    def get(self, path: str, default: Any = None) -> Any:  # type: ignore[override]
+        entry = self._over.get(path)
+        if entry is None:
+            return self._base.entries.get(path, default)
+        return entry
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._over or path in self._base.entries
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._base.entries
+        yield from self._news
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._base.entries) + len(self._news)
 
     def fresh(self, path: str) -> Entry | None:
         """The entry at `path` if it is present and not stale."""
-        entry = self._entries.get(path)
+        entry = self.get(path)
         return None if entry is None or entry.stale else entry
 
     def value(self, path: str, default: Any = None) -> Any:
-        entry = self._entries.get(path)
+        entry = self.get(path)
         return default if entry is None else entry.value
 
     def observed(self) -> list[Entry]:
-        return [e for e in self._entries.values() if e.origin == "observed"]
+        return [e for e in self.values() if e.origin == "observed"]
 
     def stated(self) -> list[Entry]:
-        return [e for e in self._entries.values() if e.origin == "stated"]
+        return [e for e in self.values() if e.origin == "stated"]
+
+    def position(self, path: str) -> int:
+        """Where `path` was first added (iteration order)."""
+        if path in self._news:
+            return self._news[path]
+        return self._base.pos()[path]
+
+    def under(self, prefix: str) -> list[str]:
+        """Every path starting with `prefix`, sorted; costs the paths found, not the ledger."""
+        found = _under(self._base.sorted(), prefix)
+        if self._news:
+            found += [p for p in self._news if p.startswith(prefix)]
+            found.sort()
+        return found
+
+    def where(self, prefix: str, key: str, value: Any) -> list[str]:
+        """Observed records under `prefix` whose `key` field equals `value` (a record without the
+        field has None there), sorted: the customer's own orders, the flights that were cancelled.
+        Costs the records found plus the ledger's recent changes, not the ledger."""
+        over = self._over
+        found = [p for p in self._base.where(prefix, key).get(value, ()) if p not in over]
+        extra = [p for p, e in over.items() if p.startswith(prefix) and _matches(_field(e, key), value)]
+        if extra:
+            found = sorted(found + extra)
+        return found
 
     def with_entries(self, changes: Mapping[str, Entry]) -> "Ledger":
-        merged = dict(self._entries)
-        merged.update(changes)
-        return Ledger(merged)
+        base = self._base
+        over = dict(self._over)
+        over.update(changes)
+        news = self._news
+        for path in changes:
+            if path not in base.entries and path not in news:
+                if news is self._news:
+                    news = dict(news)
+                news[path] = len(base.entries) + len(news)
+        if len(over) > _overlay_limit(len(base.entries)):
+            return Ledger._of(base.merged(over, news), {}, {})
+        return Ledger._of(base, over, news)
 
     def render(self) -> str:
         if self._render is None:
-            self._render = render(self)
+            self._render = _render_views(self, *_overlay_views(self._base, self._over))
         return self._render
 
     def to_json(self) -> dict[str, Any]:
         """The ledger as plain JSON (for export): path -> value, with stale/stated marks."""
         return {
             p: {"value": e.value, "origin": e.origin, "stale": e.stale, "source_seq": e.source_seq}
-            for p, e in sorted(self._entries.items())
+            for p, e in sorted(self.items())
         }
 
 
@@ -188,24 +389,29 @@ def mark_stale(
     """Mark every present observed path matched by `touched` as stale (a write or customer action).
 
     Paths starting with one of `keep` are never marked (session facts such as who is identified)."""
-    patterns = list(touched)
+    found: set[str] = set()
+    for pattern in touched:
+        if pattern.endswith(".*"):
+            found.update(ledger.under(pattern[:-1]))
+        elif pattern in ledger:
+            found.add(pattern)
     changes: dict[str, Entry] = {}
     updates: list[LedgerUpdated] = []
-    for path, entry in ledger.items():
+    for path in sorted(found, key=ledger.position):  # the ledger's order, as a scan would find them
+        entry = ledger[path]
         if entry.origin != "observed" or entry.stale or (keep and path.startswith(keep)):
             continue
-        if any(matches(p, path) for p in patterns):
-            changes[path] = replace(entry, stale=True, stale_because=because)
-            updates.append(
-                LedgerUpdated(
-                    path=path,
-                    change="stale",
-                    before=entry.value,
-                    after=entry.value,
-                    source_call=because,
-                    source_seq=source_seq,
-                )
+        changes[path] = replace(entry, stale=True, stale_because=because)
+        updates.append(
+            LedgerUpdated(
+                path=path,
+                change="stale",
+                before=entry.value,
+                after=entry.value,
+                source_call=because,
+                source_seq=source_seq,
             )
+        )
     if not changes:
         return ledger, []
     return ledger.with_entries(changes), updates
@@ -225,22 +431,35 @@ def apply_update(ledger: Ledger, update: LedgerUpdated) -> Ledger:
 
 
 def render(ledger: Ledger) -> str:
-    """The deterministic prompt block: same ledger, same bytes (sorted paths, no timestamps)."""
+    """The deterministic prompt block: same ledger, same bytes (sorted paths, no timestamps).
+
+    Computed from scratch; `Ledger.render()` gives the same bytes from the shared sorted views."""
+    entries = sorted(ledger.values(), key=_key)
+    observed = [e for e in entries if e.origin == "observed"]
+    stated = [e for e in entries if e.origin == "stated"]
     lines = [HEADER]
-    observed = sorted((e for e in ledger._entries.values() if e.origin == "observed"), key=_key)
-    stated = sorted((e for e in ledger._entries.values() if e.origin == "stated"), key=_key)
     if not observed:
         lines.append("(empty)")
-    current = ledger._entries.get("users.current")
+    current = ledger.get("users.current")
     if current is not None:  # users.current says it already
         observed = [e for e in observed if e.path != f"identified.{current.value}"]
-    for e in observed:
-        mark = "  # STALE: read it again" if e.stale else ""
-        lines.append(f"{e.path} = {e.text}{mark}")
+    lines.extend(_line(e) for e in observed)
     if stated:
         lines.append(STATED_HEADER)
-        lines.extend(f"{e.path} = {e.text}" for e in stated)
+        lines.extend(_line(e) for e in stated)
     return "\n".join(lines)
+
+
+def _render_views(ledger: Ledger, obs: list[str], obs_lines: list[str], st: list[str], st_lines: list[str]) -> str:
+    head = [HEADER] if obs else [HEADER, "(empty)"]
+    current = ledger.get("users.current")
+    if current is not None:  # users.current says it already
+        skip = f"identified.{current.value}"
+        i = bisect_left(obs, skip)
+        if i < len(obs) and obs[i] == skip:
+            obs_lines = obs_lines[:i] + obs_lines[i + 1 :]
+    tail = [STATED_HEADER, *st_lines] if st_lines else []
+    return "\n".join(head + obs_lines + tail)
 
 
 def _key(entry: Entry) -> str:

@@ -147,10 +147,8 @@ def customer_records(
     `reservations.`), by id; ids the profile lists but nobody read map to None."""
     me = ctx.session.user_id
     out: dict[str, Any] = {str(i): None for i in listed or ()}
-    for path in ctx.observed_paths(prefix):
-        value = ctx.ledger.value(path)
-        if isinstance(value, dict) and value.get(owner_field) == me:
-            out[path[len(prefix) :]] = value
+    for path in ctx.ledger.where(prefix, owner_field, me):
+        out[path[len(prefix) :]] = ctx.ledger.value(path)
     return out
 
 
