@@ -258,9 +258,9 @@ class SessionState:
                 object.__setattr__(self, name, GrowSet(getattr(self, name)))
 
     def context(self) -> SessionContext:
-        identified = tuple(
-            p[len(IDENTIFIED_PREFIX) :] for p in self.ledger if p.startswith(IDENTIFIED_PREFIX)
-        )
+        ledger = self.ledger
+        found = sorted(ledger.under(IDENTIFIED_PREFIX), key=ledger.position)  # in the order they were identified
+        identified = tuple(p[len(IDENTIFIED_PREFIX) :] for p in found)
         user = self.ledger.value(CURRENT_USER)
         return SessionContext(
             now=self.started.clock if self.started else "",
