@@ -97,6 +97,13 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
                 if r.source_call:
                     where += f" by {r.source_call}"
             stale = " (STALE)" if r.stale else ""
+            if r.fields and isinstance(r.value, dict):  # the fields the check used, each in full
+                lines.append(f"        {r.path}{stale}, {where}:")
+                lines.extend(
+                    f"            {name} = {short(r.value[name], 120) if name in r.value else '(not in the record)'}"
+                    for name in r.fields
+                )
+                continue
             lines.append(f"        {r.path}{stale} = {short(r.value)}")
             lines.append(f"            {where}")
         if policy and not p.passed:

@@ -67,6 +67,16 @@ class EvidenceRead(Frozen):
     source_seq: int | None = None
     source_call: str | None = None
     quote: str | None = None  # a stated fact: the customer's words it came from
+    # the record's top-level fields the check used, in the order it first used them (recorded from
+    # its accesses to the value; absent in trajectories written before they were recorded)
+    fields: list[str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("fields", 0) is None:
+            del data["fields"]
+        return data
 
 
 class PredicateResult(Frozen):

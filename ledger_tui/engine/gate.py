@@ -78,6 +78,46 @@ class MissingEvidence(Exception):
         self.stale = stale
 
 
+class _Used(dict):  # type: ignore[type-arg]
+    """A record as a check sees it: a copy of the ledger's value that notes which of its top-level
+    fields the check looked at (indexing, `get`, `in`; iterating uses them all)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self, value: dict[str, Any] | None = None, used: dict[str, None] | None = None) -> None:
+        super().__init__(value or {})
+        self.used = {} if used is None else used
+
+    def __getitem__(self, key: str) -> Any:
+        self.used[key] = None
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.used[key] = None
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.used[key] = None
+        return super().__contains__(key)
+
+    def _all(self) -> None:
+        for key in super().keys():
+            self.used[key] = None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return super().__iter__()
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return super().items()
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return super().values()
+
+
 @dataclass
 class GateContext:
     """What one predicate sees. Every read goes through here so it lands in the evidence."""
@@ -88,6 +128,7 @@ class GateContext:
     session: SessionContext
     domain: "Domain"
     reads: list[EvidenceRead] = field(default_factory=list)
+    _used: dict[int, dict[str, None]] = field(default_factory=dict)  # read index -> fields used
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -110,6 +151,21 @@ class GateContext:
         self.reads.append(ev)
         return ev
 
+    def _shown(self, ev: EvidenceRead) -> Any:
+        """The value a check gets back: a record notes the fields the check uses."""
+        if not isinstance(ev.value, dict):
+            return ev.value
+        used = self._used.setdefault(len(self.reads) - 1, {})
+        return _Used(ev.value, used)
+
+    def evidence(self) -> list[EvidenceRead]:
+        """What the check read, each record with the fields it used."""
+        out = list(self.reads)
+        for i, used in self._used.items():
+            if used:
+                out[i] = out[i].model_copy(update={"fields": list(used)})
+        return out
+
     def read(self, path: str) -> Any:
         """An observed, fresh value; raises MissingEvidence (→ REVISE "read it first") otherwise."""
         if path.startswith(STATED_PREFIX):
@@ -117,12 +173,13 @@ class GateContext:
         ev = self._record(path)
         if not ev.present or ev.stale or ev.origin != "observed":
             raise MissingEvidence(path, stale=ev.stale)
-        return ev.value
+        return self._shown(ev)
 
     def recall(self, path: str) -> EvidenceRead:
         """What the ledger holds at `path`, stale or not, recorded as evidence. For rules about
         history (e.g. a flight that *was* delayed) where a stale value is still the right fact."""
-        return self._record(path)
+        ev = self._record(path)
+        return ev.model_copy(update={"value": self._shown(ev)}) if isinstance(ev.value, dict) else ev
 
     def latest(self, path: str) -> Any:
         """The last observed value at `path`, even if stale; raises MissingEvidence if it was
@@ -131,14 +188,14 @@ class GateContext:
         ev = self._record(path)
         if not ev.present or ev.origin != "observed":
             raise MissingEvidence(path, stale=False)
-        return ev.value
+        return self._shown(ev)
 
     def peek(self, path: str, default: Any = None) -> Any:
         """An observed value if present and fresh, else `default` (no REVISE)."""
         ev = self._record(path)
         if not ev.present or ev.stale or ev.origin != "observed":
             return default
-        return ev.value
+        return self._shown(ev)
 
     def observed_paths(self, prefix: str) -> list[str]:
         ledger = self.ledger
@@ -334,7 +391,7 @@ def evaluate(
                     verdict_on_fail=Verdict.BLOCK,
                     reason=f"{p.name} could not be evaluated ({type(exc).__name__}: {exc}); the call is not executed.",
                     hint="Fix the predicate or the evidence it reads.",
-                    reads=list(ctx.reads),
+                    reads=ctx.evidence(),
                     error=True,
                 )
             )
@@ -342,7 +399,7 @@ def evaluate(
         if failure is None:
             results.append(
                 PredicateResult(
-                    name=p.name, clause=p.clause, passed=True, verdict_on_fail=p.on_fail, reads=list(ctx.reads)
+                    name=p.name, clause=p.clause, passed=True, verdict_on_fail=p.on_fail, reads=ctx.evidence()
                 )
             )
             continue
@@ -356,7 +413,7 @@ def evaluate(
                     reason=failure.reason,
                     hint=failure.hint,
                     suggested_call=failure.call,
-                    reads=list(ctx.reads),
+                    reads=ctx.evidence(),
                     needs_read=failure.needs_read,
                 )
             )
