@@ -393,7 +393,13 @@ def eval_command(
     user_model: Optional[str] = typer.Option(None, "--user-model", help="Customer-simulator model (default: the agent model)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
-    concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Conversations run at once."),
+    concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Conversations run at once (in all, across --workers)."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w",
+        help="Worker processes, each running a share of --concurrency with its own model clients; results.jsonl stays one file "
+        "(default: 1 below 64 concurrent sessions, else one a core).",
+        show_default=False,
+    ),
     compact: bool = typer.Option(False, "--compact", help="Send tool results already in the task state as a short reference (fewer prompt tokens).", metavar=""),
     tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help=TAU2_DATA_HELP),
     split: Optional[str] = typer.Option(None, "--split", help=SPLIT_HELP),
@@ -409,13 +415,15 @@ def eval_command(
     ledger_at: LedgerAt = "customer",
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
-    from ledger_tui.engine.models import OpenAIModel, RetryingModel
+    from ledger_tui.engine.models import ModelFactory, OpenAIModel
     from ledger_tui.eval.runner import EvalConfig, select_tasks
     from ledger_tui.eval.summary import plot, summarize, table
     from ledger_tui.eval.tau2 import tau2_domain
+    from ledger_tui.eval.workers import Tau2DomainSource, check_workers
 
     for m in mode:
         _check_mode(m)
+    check_workers(workers, concurrency)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
     if out.exists() and not out.is_dir():
@@ -427,19 +435,15 @@ def eval_command(
     agent_factory = user_factory = None
     if agent == "llm":
         OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key)  # fail now if no key/endpoint
-
-        def agent_factory():
-            return RetryingModel(OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
-
-        def user_factory():
-            return RetryingModel(
-                OpenAIModel(model=user_model or agent_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1
-            )
+        # recipes rather than closures: worker processes get them pickled and make their own clients
+        agent_factory = ModelFactory(agent_model, base_url, api_key, options)
+        user_factory = ModelFactory(user_model or agent_model, base_url, api_key, options)
 
     config = EvalConfig(
         domain=d, tasks=chosen, modes=list(mode), trials=trials, out=out, agent=agent,
         agent_model=agent_factory, user_model=user_factory, concurrency=concurrency,
         compact=compact, max_turns=max_turns, session_options=session_options,
+        workers=workers, domain_source=Tau2DomainSource(domain, tau2_data, split, task_file),
     )
     total = len(chosen) * trials * len(mode)
     from ledger_tui.eval.runner import read_results_file
@@ -452,7 +456,13 @@ def eval_command(
     if before & wanted:
         left = len(wanted - before)
         say(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
-    results = asyncio.run(_eval_with_progress(config, total))
+    try:
+        results = asyncio.run(_eval_with_progress(config, total))
+    except KeyboardInterrupt:
+        # said here: typer turns a KeyboardInterrupt into a silent exit before main() sees it
+        done = len(read_results_file(out)[0]) if (out / "results.jsonl").exists() else 0
+        say(f"interrupted; the {plural(done, 'run')} finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest.", err=True)
+        raise typer.Exit(130) from None
     fresh = [r for r in results if r.key() not in before]
     failed = [r for r in fresh if r.error]
     if fresh and len(failed) == len(fresh):

@@ -481,6 +481,22 @@ class OpenAIModel:
         return request
 
 
+@dataclass(frozen=True)
+class ModelFactory:
+    """A model of a real server, as a recipe: calling it makes a fresh `RetryingModel` over an
+    `OpenAIModel`. Plain data, so eval's worker processes get it pickled and make their own
+    clients."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    options: ClientOptions = field(default_factory=ClientOptions)
+
+    def __call__(self) -> RetryingModel:
+        inner = OpenAIModel(model=self.model, base_url=self.base_url, api_key=self.api_key, options=self.options)
+        return RetryingModel(inner, attempts=self.options.retries + 1)
+
+
 # An error of the HTTP library after the request went out: the connection broke mid-reply
 _DROPPED = {"ReadError", "RemoteProtocolError", "WriteError"}
 

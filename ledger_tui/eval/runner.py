@@ -221,6 +221,12 @@ class EvalConfig:
     compact: bool = False
     max_turns: int = 30
     session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at
+    # worker processes (None: 1 below 64 concurrent sessions, else one a core; see eval/workers.py),
+    # each running a share of `concurrency`; with more than one, `domain_source` rebuilds the domain
+    # in each (a picklable callable), and `agent_model`/`user_model` must be picklable too
+    # (`models.ModelFactory`)
+    workers: int | None = None
+    domain_source: Callable[[], Domain] | None = None
 
 
 class ResultsError(LedgerTuiError):
@@ -296,12 +302,46 @@ def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int)
     return inside(out, "trajectories", file_part(domain), file_part(mode), name)
 
 
+async def run_one(config: EvalConfig, task: Task, trial: int, mode: str) -> TrialResult:
+    """One run of the eval (a worker process runs the same)."""
+    out = trajectory_path(config.out, config.domain.name, mode, task.id, trial)
+    if config.agent == "gold":
+        return await run_gold_trial(config.domain, task, mode, trial, out)
+    assert config.agent_model and config.user_model
+    return await run_llm_trial(
+        config.domain,
+        task,
+        mode,
+        trial,
+        config.agent_model(),
+        config.user_model(),
+        out,
+        compact=config.compact,
+        max_turns=config.max_turns,
+        session_options=config.session_options,
+    )
+
+
+def worker_count(config: EvalConfig, runs: int) -> int:
+    """The worker processes this eval uses: --workers (or its default), no more than the sessions
+    in flight or the runs to do."""
+    from ledger_tui.eval.workers import check_workers, default_workers
+
+    check_workers(config.workers, max(1, config.concurrency))
+    wanted = config.workers if config.workers is not None else default_workers(config.concurrency)
+    return max(1, min(wanted, max(1, config.concurrency), runs))
+
+
 async def run_eval(
-    config: EvalConfig, on_result: Callable[[TrialResult], Awaitable[None] | None] | None = None
+    config: EvalConfig,
+    on_result: Callable[[TrialResult], Awaitable[None] | None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> list[TrialResult]:
     """Run every (task, trial, mode) not already in `results.jsonl`; returns all results. A
     results.jsonl damaged before its last line, or a task whose initial state cannot be applied,
-    stops it before anything is written."""
+    stops it before anything is written. With more than one worker the runs go to worker processes
+    (eval/workers.py) and this process stays the one writer of results.jsonl. `on_start` is called
+    once the runs start (with workers: once every worker is ready)."""
     previous = load_results(config.out)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]
@@ -312,6 +352,7 @@ async def run_eval(
         for trial in range(config.trials)
         if (task.id, trial, mode) not in done
     ]
+    workers = worker_count(config, len(todo))
     # What every trial shares (the pristine database, each task's gold state) is built up front,
     # then frozen out of the garbage collector while the trials run: with many sessions
     # allocating, each full collection would otherwise rescan every record of the database, a
@@ -325,25 +366,7 @@ async def run_eval(
     lock = asyncio.Lock()
     results = list(kept)
 
-    async def one(task: Task, trial: int, mode: str) -> None:
-        async with semaphore:
-            out = trajectory_path(config.out, config.domain.name, mode, task.id, trial)
-            if config.agent == "gold":
-                result = await run_gold_trial(config.domain, task, mode, trial, out)
-            else:
-                assert config.agent_model and config.user_model
-                result = await run_llm_trial(
-                    config.domain,
-                    task,
-                    mode,
-                    trial,
-                    config.agent_model(),
-                    config.user_model(),
-                    out,
-                    compact=config.compact,
-                    max_turns=config.max_turns,
-                    session_options=config.session_options,
-                )
+    async def record(result: TrialResult) -> None:
         async with lock:
             results.append(result)
             with (config.out / RESULTS).open("a", encoding="utf-8") as fh:
@@ -353,6 +376,19 @@ async def run_eval(
                 if asyncio.iscoroutine(maybe):
                     await maybe
 
+    if workers > 1:
+        from ledger_tui.eval.workers import run_sharded
+
+        await run_sharded(config, todo, workers, record, on_start)
+        return results
+
+    async def one(task: Task, trial: int, mode: str) -> None:
+        async with semaphore:
+            result = await run_one(config, task, trial, mode)
+        await record(result)
+
+    if on_start is not None:
+        on_start()
     gc.freeze()
     pending: list[asyncio.Task[None]] = []
     try:

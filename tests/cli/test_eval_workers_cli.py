@@ -1,0 +1,104 @@
+"""`ledger-tui eval --workers` as a user meets it: a real subprocess with its worker processes, a
+real domain, the loopback server in this process, Ctrl-C sent to the whole process group as a
+terminal sends it, and a worker killed as the out-of-memory killer would."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.eval import responder_for
+from ledger_tui.eval.runner import load_results
+from tests.cli.test_cli import ROOT, cli, one_sentence_error
+from tests.loopback import LoopbackServer
+
+TASK = "airline_01_cancel_recent_booking"  # the task benchmarks/eval.py replays
+RUNS = 8
+
+
+@pytest.fixture(scope="module")
+def server():
+    with LoopbackServer(responder_for("airline"), latency=0.05, keep_requests=False) as running:
+        yield running
+
+
+def start(server, out: Path) -> subprocess.Popen[str]:
+    args = [
+        "eval", "-d", "airline", "--tasks", TASK, "-n", str(RUNS), "-c", "4", "--workers", "2",
+        "--base-url", server.base_url, "--api-key", "k", "--agent-model", "loopback", "-o", str(out),
+    ]
+    return subprocess.Popen(
+        [sys.executable, "-m", "ledger_tui", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def running(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def wait_for_lines(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while not (results.exists() and results.read_text().count("\n") >= n):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("flags", [["--workers", "0"], ["--workers", "-3"], ["--workers", "9", "-c", "4"]])
+def test_bad_worker_counts_are_one_sentence(tmp_path: Path, flags: list[str]):
+    line = one_sentence_error(cli("eval", "-d", "airline", "--agent", "gold", "-o", str(tmp_path / "out"), *flags))
+    assert "--workers" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the_rest(server, tmp_path: Path):
+    out = tmp_path / "out"
+    proc = start(server, out)
+    wait_for_lines(out, 2, proc)
+    group = children(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    kept = load_results(out)
+    assert 2 <= len(kept) < RUNS
+    assert f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}" in stderr, stderr
+    time.sleep(0.2)
+    assert [p for p in group if running(p)] == []
+    again = start(server, out)
+    _, stderr = again.communicate(timeout=60)
+    assert again.returncode == 0, stderr
+    assert f"resuming {out}: {len(kept)} of {RUNS} runs already done, {RUNS - len(kept)} to run" in stderr
+    assert len(load_results(out)) == RUNS
+
+
+def test_a_killed_worker_is_one_sentence_and_the_runs_finished_are_kept(server, tmp_path: Path):
+    out = tmp_path / "out"
+    proc = start(server, out)
+    wait_for_lines(out, 2, proc)
+    workers = [p for p in children(proc.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=60)
+    line = one_sentence_error(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    kept = load_results(out)
+    assert "was killed by SIGKILL" in line and f"{len(kept)} finished runs are saved" in line, line
+    assert 2 <= len(kept) < RUNS
+    assert not any(running(p) for p in workers)
