@@ -363,6 +363,13 @@ def play(
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
     _check_db(d, db)
+    if agent_model is not None:  # a wrong URL or key is one sentence now, not after the first message
+        from ledger_tui.engine.probe import check_endpoint
+
+        problem = check_endpoint(base_url or os.environ.get("OPENAI_BASE_URL"), api_key or os.environ.get("OPENAI_API_KEY"))
+        if problem:
+            say(problem, err=True)
+            raise typer.Exit(1)
     out = out or _default_out(d.name, "play")
     from ledger_tui.ui.launch import play as launch_play
 
