@@ -26,6 +26,23 @@ app = typer.Typer(
     help="ledger-tui: a workbench for policy-adherent tool-calling agents (ledger + policy gate).",
 )
 
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ledger_tui import __version__
+
+        say(f"ledger-tui {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """ledger-tui: a workbench for policy-adherent tool-calling agents (ledger + policy gate)."""
+
+
 MODES = ("baseline", "ledger", "gate", "full")
 TAU2_DATA_HELP = (
     "Use τ²-bench's data instead: its data/tau2 (or data/tau2/domains) folder, which holds the domain's "
@@ -135,8 +152,16 @@ def _dump_db(env, path: Path) -> None:
 
 @app.command()
 def domains() -> None:
-    """List the domains with their tools (reads/writes) and policy predicates."""
+    """List the domains: what each holds, its tools by kind and its policy predicates."""
+    import textwrap
+
     from domains import available, load_domain
+
+    def wrapped(label: str, names: list[str]) -> None:
+        head = f"{label}: "
+        for line in textwrap.wrap(", ".join(names), width=80 - 12 - len(head), break_on_hyphens=False) or ["none"]:
+            say(f"{'':<12}{head}{line}")
+            head = " " * len(head)
 
     for name in available():
         d = load_domain(name)
@@ -144,16 +169,20 @@ def domains() -> None:
         writes = sum(1 for t in d.tools if t.kind == "write")
         other = len(d.tools) - reads - writes
         extra = f", {len(d.user_tools)} customer-side" if d.user_tools else ""
-        say(
-            f"{name:<11} {d.title}: {plural(reads, 'read')}, {plural(writes, 'write')}, {other} generic{extra}; "
-            f"{plural(len(d.predicates), 'predicate')} ({len({p.name for p in d.predicates})} distinct); clock {d.clock}"
-        )
         from ledger_tui.engine.tasks import load_tasks
 
         tasks = load_tasks(d.tasks_path) if d.tasks_path.exists() else []
         refusals = sum(t.is_refusal for t in tasks)
-        say(f"            {plural(len(tasks), 'task')} ({refusals} refusals); folder {d.folder}")
-        say("            predicates: " + ", ".join(sorted({p.name for p in d.predicates})))
+        say(f"{name:<11} {d.title}")
+        say(f"{'':<12}{plural(reads, 'read')}, {plural(writes, 'write')}, {other} generic{extra}; {plural(len(d.predicates), 'predicate')}")
+        say(f"{'':<12}{plural(len(tasks), 'task')} ({refusals} refusals); clock {d.clock}")
+        say(f"{'':<12}folder {d.folder}")
+        wrapped("reads", [t.name for t in d.tools if t.kind == "read"])
+        wrapped("writes", [t.name for t in d.tools if t.kind == "write"])
+        wrapped("generic", [t.name for t in d.tools if t.kind not in ("read", "write")])
+        if d.user_tools:
+            wrapped("customer", [t.name for t in d.user_tools])
+        wrapped("predicates", sorted({p.name for p in d.predicates}))
 
 
 @app.command("tasks")
@@ -163,8 +192,9 @@ def list_tasks(
     split: Optional[str] = typer.Option(None, "--split", help=SPLIT_HELP),
     task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
 ) -> None:
-    """List a domain's task ids (for `eval --tasks` and `run --task`) with their gold actions, or the
-    write a refusal task must stop."""
+    """List a domain's task ids with their gold actions (or the write a refusal task must stop).
+
+    The ids are what `eval --tasks` and `run --task` take."""
     from ledger_tui.eval.tau2 import tau2_domain
 
     _, tasks = tau2_domain(domain, tau2_data, split, task_file)
@@ -570,8 +600,10 @@ def grade(
     ),
     diffs: bool = typer.Option(False, "--diffs", help="List each replayed tool result that differs from the recorded one.", metavar=""),
 ) -> None:
-    """Grade every simulation of a τ²-bench results file again, from its recorded messages, with this
-    project's environment; print each component next to τ²-bench's recorded one. Exits 1 if any differ."""
+    """Grade a τ²-bench results file again with this project's environment; exit 1 on any difference.
+
+    Every simulation is replayed from its recorded messages, and each grade component is printed
+    next to the one τ²-bench recorded."""
     from ledger_tui.eval.regrade import grade_lines, regrade
 
     graded = regrade(results, tau2_data)
@@ -585,7 +617,9 @@ def grade(
 
 @app.command()
 def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2 or eval.")) -> None:
-    """Per task and overall: recorded writes the gate would allow, judge a violation, or stop for a read; crossed with rewards."""
+    """Per task and overall: recorded writes the gate would allow, call a violation, or stop for a read.
+
+    Crossed with each run's reward."""
     from ledger_tui.eval.tau2 import audit as run_audit
     from ledger_tui.eval.tau2 import audit_lines
 

@@ -96,12 +96,38 @@ def test_why_step_option_and_wrong_step():
     assert "gate decisions are at steps" in one_sentence_error(cli("why", "sessions/retail-refund-revise-then-allow.jsonl", "--step", "0"))
 
 
-def test_domains_lists_all_four_with_counts():
+def test_domains_lists_all_four_with_their_tools_in_80_columns():
     out = cli("domains")
     assert out.returncode == 0
-    for name in ("airline", "retail", "telecom", "telehealth"):
-        assert any(line.startswith(name) and "reads" in line and "predicates" in line for line in out.stdout.splitlines())
-    assert "customer-side" in next(line for line in out.stdout.splitlines() if line.startswith("telecom"))
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    blocks: dict[str, str] = {}
+    for line in lines:
+        if not line.startswith(" "):
+            name = line.split()[0]
+        blocks[name] = blocks.get(name, "") + line + "\n"
+    assert sorted(blocks) == ["airline", "retail", "telecom", "telehealth"]
+    assert "writes: book_reservation, cancel_reservation" in blocks["airline"]
+    assert "cancel_pending_order" in blocks["retail"] and "predicates: " in blocks["retail"]
+    assert "customer-side" in blocks["telecom"] and "customer: " in blocks["telecom"]
+
+
+def test_version_and_help_read_as_sentences():
+    out = cli("--version")
+    assert out.returncode == 0 and out.stdout.strip().startswith("ledger-tui 0.")
+    summaries: dict[str, str] = {}
+    name = ""
+    for line in cli("--help").stdout.splitlines():
+        cells = line.strip("│ ").split(None, 1)
+        if not line.startswith("│") or not cells:
+            continue
+        if not line.startswith("│ " + " " * 4) and cells[0].isidentifier() or cells[0] == "import-tau2":
+            name, cells = cells[0], cells[1:]
+        summaries[name] = " ".join([summaries.get(name, ""), *cells]).strip()
+    # a summary is one whole sentence, not a docstring cut at its first line break
+    assert summaries["tasks"] == "List a domain's task ids with their gold actions (or the write a refusal task must stop)."
+    assert summaries["grade"] == "Grade a τ²-bench results file again with this project's environment; exit 1 on any difference."
+    assert all(text.endswith(".") for text in summaries.values()), summaries
 
 
 def test_malformed_script_is_one_sentence(tmp_path: Path):
