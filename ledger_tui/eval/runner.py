@@ -329,7 +329,24 @@ def worker_count(config: EvalConfig, runs: int) -> int:
 
     check_workers(config.workers, max(1, config.concurrency))
     wanted = config.workers if config.workers is not None else default_workers(config.concurrency)
-    return max(1, min(wanted, max(1, config.concurrency), runs))
+    wanted = max(1, min(wanted, max(1, config.concurrency), runs))
+    if wanted > 1 and config.workers is None and not shardable(config):
+        return 1  # the default asks for workers, but this config cannot be handed to them: one process
+    return wanted
+
+
+def shardable(config: EvalConfig) -> bool:
+    """Whether worker processes can rebuild this config: a domain source and picklable models."""
+    import pickle
+    from dataclasses import replace
+
+    if config.domain_source is None:
+        return False
+    try:
+        pickle.dumps(replace(config, domain=None, tasks=[]))
+    except Exception:  # noqa: BLE001 - closures, lambdas, open clients...
+        return False
+    return True
 
 
 async def run_eval(

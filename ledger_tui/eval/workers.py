@@ -157,6 +157,27 @@ def worker_main(conn: Any) -> None:
     asyncio.run(_serve(conn, config, recipe.warm))
 
 
+async def _warm(config: EvalConfig, warm: tuple[int, ...]) -> None:
+    """Pay the first-use costs (lazy imports, schema and prompt caches, the model client's modules
+    and TLS context) before the first runs, as the parent's earlier work has paid them for a run
+    in one process: one offline gold replay of a task (nothing written), one client made and
+    closed. Anything that goes wrong here goes wrong again in a run, where it is reported."""
+    from ledger_tui.engine.gold import run_gold
+    from ledger_tui.engine.models import unwrap
+
+    with contextlib.suppress(Exception):
+        if warm:
+            await run_gold(config.domain, config.tasks[warm[0]])
+    if config.agent == "llm" and config.agent_model is not None:
+        with contextlib.suppress(Exception):
+            model = unwrap(config.agent_model())
+            if hasattr(model, "_join"):
+                model._join().lease()
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
+
 def _hand(conn: Any, spec: bytes) -> None:
     with contextlib.suppress(OSError):  # a worker that died at start: its pipe's end says so
         conn.send_bytes(spec)
@@ -195,6 +216,7 @@ async def _serve(conn: Any, config: EvalConfig, warm: tuple[int, ...]) -> None:
     except BaseException as exc:  # noqa: BLE001
         _send(conn, ("setup_failed", _describe(exc), _ours(exc)))
         return
+    await _warm(config, warm)
     gc.freeze()
     _send(conn, ("ready",))
     running: dict[int, asyncio.Task[None]] = {}

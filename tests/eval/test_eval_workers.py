@@ -14,7 +14,7 @@ import pytest
 
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.models import ClientOptions, ModelFactory
-from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
+from ledger_tui.eval.runner import EvalConfig, load_results, run_eval, worker_count
 from ledger_tui.eval.workers import WorkerError, check_workers, default_workers, shares
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer
@@ -36,7 +36,7 @@ def steady(request):
     return reply
 
 
-def config(server, out: Path, workers: int, concurrency: int = 4) -> EvalConfig:
+def config(server, out: Path, workers: int | None, concurrency: int = 4) -> EvalConfig:
     model = ModelFactory("loopback", server.base_url, "k", ClientOptions(timeout=10, retries=0))
     return EvalConfig(
         domain=build_toy(), tasks=TASKS, modes=["baseline", "full"], trials=4, out=out,
@@ -89,6 +89,24 @@ def test_the_worker_count_its_default_and_the_split_of_sessions():
         with pytest.raises(WorkerError) as caught:
             check_workers(bad, 4)
         assert words in str(caught.value) and str(caught.value).count(". ") == 0
+
+
+def test_the_default_falls_back_to_one_process_for_a_config_workers_cannot_rebuild(tmp_path, monkeypatch):
+    import ledger_tui.eval.workers as workers
+
+    monkeypatch.setattr(workers, "cores", lambda: 4)
+
+    class Server:
+        base_url = "http://127.0.0.1:9/v1"
+
+    many = config(Server, tmp_path, workers=None, concurrency=64)
+    assert worker_count(many, runs=100) == 4 and worker_count(many, runs=3) == 3
+    assert worker_count(config(Server, tmp_path, workers=None, concurrency=63), runs=100) == 1
+    closures = config(Server, tmp_path, workers=None, concurrency=64)
+    closures.agent_model = lambda: None  # not picklable: one process, as before workers existed
+    assert worker_count(closures, runs=100) == 1
+    closures.workers = 2  # asked for explicitly: said when the eval starts
+    assert worker_count(closures, runs=100) == 2
 
 
 async def test_two_workers_write_what_one_process_writes(tmp_path):
