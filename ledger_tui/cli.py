@@ -87,6 +87,7 @@ Temperature = Annotated[Optional[float], typer.Option("--temperature", help=TEMP
 ExtraBody = Annotated[Optional[str], typer.Option("--extra-body", help=EXTRA_BODY_HELP)]
 ContextWindow = Annotated[Optional[int], typer.Option("--context-window", help=CONTEXT_WINDOW_HELP)]
 LedgerAt = Annotated[str, typer.Option("--ledger-at", help=LEDGER_AT_HELP)]
+Wide = Annotated[bool, typer.Option("--wide", help="Print tables at full width instead of fitting 80 columns.", metavar="")]
 
 
 def _client_options(timeout: float, retries: int, max_tokens: int, temperature: Optional[float], extra_body: Optional[str]):
@@ -450,6 +451,7 @@ def eval_command(
     extra_body: ExtraBody = None,
     context_window: ContextWindow = None,
     ledger_at: LedgerAt = "customer",
+    wide: Wide = False,
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
     from ledger_tui.engine.models import ModelFactory, OpenAIModel
@@ -513,7 +515,7 @@ def eval_command(
             f"nothing was graded. Fix the endpoint or model; {redo}."
         )
     summaries = summarize(results)
-    for line in table(summaries):
+    for line in table(summaries, wide):
         say(line)
     say("")
     for line in plot(summaries):
@@ -658,13 +660,14 @@ def report(
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Task file (default: each domain's own, or FOLDER/tasks.json)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Where to write the report as JSON (default: FOLDER/report.json, rewritten each time)."),
     force: bool = typer.Option(False, "--force", help="Overwrite the --json file if it exists.", metavar=""),
+    wide: Wide = False,
 ) -> None:
     """Classify every failed run (missed write, wrong arguments, gate stop, …) and compare modes per task."""
     from ledger_tui.eval.outputs import check_new
     from ledger_tui.eval.report import report_command
 
     check_new(json_out, force, "--json")
-    report_command(folder, tasks, json_out, echo=say)
+    report_command(folder, tasks, json_out, echo=say, wide=wide)
 
 
 @app.command()

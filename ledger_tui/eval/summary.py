@@ -62,28 +62,47 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
     return out
 
 
-def table(summaries: list[ModeSummary]) -> list[str]:
+WIDTH = 80  # what the CLI's tables fit in unless --wide
+
+
+def shown_ks(ks: list[int], room: int) -> list[int]:
+    """The k to show in `room` columns: all if they fit, else 1, the powers of two and the last."""
+    if len(ks) <= room:
+        return ks
+    keep = [k for k in ks if k == ks[-1] or k & (k - 1) == 0]
+    while len(keep) > room:
+        keep.pop(-2)
+    return keep
+
+
+def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     if not summaries:
         return ["no results"]
     ks = sorted({k for s in summaries for k in s.pass_k})
-    head = f"{'mode':<9}{'tasks':>6}{'runs':>6}{'infra':>6}" + "".join(f"{'pass^' + str(k):>9}" for k in ks) + f"{'reward':>8}"
+    fixed = 9 + 6 + 6 + 6 + 8  # mode, tasks, runs, infra, reward
+    shown = ks if wide else shown_ks(ks, (WIDTH - fixed) // 8)
+    head = f"{'mode':<9}{'tasks':>6}{'runs':>6}{'infra':>6}" + "".join(f"{'pass^' + str(k):>8}" for k in shown) + f"{'reward':>8}"
     lines = [head, "-" * len(head)]
     for s in summaries:
         lines.append(
             f"{s.mode:<9}{s.tasks:>6}{s.trials:>6}{s.infrastructure_errors:>6}"
-            + "".join(f"{s.pass_k.get(k, float('nan')):>9.3f}" for k in ks)
+            + "".join(f"{s.pass_k.get(k, float('nan')):>8.3f}" for k in shown)
             + f"{s.average_reward:>8.3f}"
         )
+    if shown != ks:
+        lines.append(f"(pass^k for k = {', '.join(str(k) for k in ks if k not in shown)}: --wide, or summary.json)")
     lines.append("")
-    head2 = f"{'per run':<9}{'prompt':>8}{'ledger':>8}{'transcr':>8}{'policy':>8}{'complet':>8}{'calls':>7}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}{'loops':>6}"
+    head2 = f"{'per run':<9}{'prompt':>7}{'ledger':>7}{'trans':>7}{'policy':>7}{'compl':>7}{'calls':>6}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}{'loops':>6}"
     lines += [head2, "-" * len(head2)]
     for s in summaries:
         p = s.per_run
         lines.append(
-            f"{s.mode:<9}{p['prompt_tokens']:>8.0f}{p['ledger_tokens']:>8.0f}{p['transcript_tokens']:>8.0f}"
-            f"{p['policy_tokens']:>8.0f}{p['completion_tokens']:>8.0f}{p['model_calls']:>7.1f}{p['allow']:>7.2f}"
+            f"{s.mode:<9}{p['prompt_tokens']:>7.0f}{p['ledger_tokens']:>7.0f}{p['transcript_tokens']:>7.0f}"
+            f"{p['policy_tokens']:>7.0f}{p['completion_tokens']:>7.0f}{p['model_calls']:>6.1f}{p['allow']:>7.2f}"
             f"{p['revise']:>7.2f}{p['block']:>7.2f}{p['revise_exhausted']:>6.2f}"
         )
+    lines.append("tokens per run: prompt (of it: ledger, transcript, policy) and completion;")
+    lines.append("loops: runs that used up their revisions")
     return lines
 
 
@@ -96,12 +115,14 @@ def plot(summaries: list[ModeSummary], height: int = 10) -> list[str]:
     if not ks:
         return []
     grid = [[" "] * len(ks) for _ in range(height + 1)]
+    together: dict[tuple[int, int], list[str]] = {}
     for s in summaries:
         mark = MARKS.get(s.mode, s.mode[:1])
         for x, k in enumerate(ks):
             if k not in s.pass_k:
                 continue
             y = round(s.pass_k[k] * height)
+            together.setdefault((x, y), []).append(mark)
             cell = grid[height - y][x]
             grid[height - y][x] = mark if cell == " " else "*"
     lines = ["pass^k"]
@@ -112,4 +133,7 @@ def plot(summaries: list[ModeSummary], height: int = 10) -> list[str]:
     lines.append("     +" + "-----" * len(ks))
     lines.append("      " + "".join(f"  {k:<3}" for k in ks) + "  k")
     lines.append("      " + "  ".join(f"{m}={s.mode}" for s in summaries for m in [MARKS.get(s.mode, s.mode[:1])]))
+    shared = sorted({"".join(marks) for marks in together.values() if len(marks) > 1})
+    if shared:
+        lines.append("      * = modes on the same point: " + ", ".join("+".join(m) for m in shared))
     return lines
