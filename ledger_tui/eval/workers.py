@@ -90,11 +90,17 @@ class WorkerSpec:
 
     config: Any  # EvalConfig with domain=None
     warm: tuple[int, ...] = ()  # the tasks (positions in config.tasks) of the runs to do
+    # the gold digests the parent computed for them (grade.tau2_gold_digests' cache): a worker
+    # would otherwise replay every task's gold actions again before its first run
+    gold: tuple[tuple[Any, Any], ...] = ()
 
     def build(self) -> EvalConfig:
         from dataclasses import replace
 
+        from ledger_tui.eval import grade
+
         config = self.config
+        grade._GOLD.update(self.gold)
         return replace(config, domain=config.domain_source())
 
 
@@ -154,7 +160,10 @@ def worker_main(conn: Any) -> None:
     except BaseException as exc:  # noqa: BLE001 - said to the parent in one sentence
         _send(conn, ("setup_failed", _describe(exc), _ours(exc)))
         return
-    asyncio.run(_serve(conn, config, recipe.warm))
+    try:
+        asyncio.run(_serve(conn, config, recipe.warm))
+    except BaseException as exc:  # noqa: BLE001 - a bug here is one sentence from the parent, not a traceback
+        _send(conn, ("failed", -1, _describe(exc), _ours(exc)))
 
 
 async def _warm(config: EvalConfig, warm: tuple[int, ...]) -> None:
@@ -287,8 +296,11 @@ async def run_sharded(
         raise WorkerError("More than one worker needs the domain's source (EvalConfig.domain_source) to rebuild it in each worker.")
     positions = {id(task): i for i, task in enumerate(config.tasks)}
     try:
+        from ledger_tui.eval import grade
+
         warm = tuple(sorted({positions[id(task)] for task, _, _ in todo}))
-        spec = pickle.dumps(WorkerSpec(replace(config, domain=None), warm))
+        gold = tuple((key, value) for key, value in grade._GOLD.items() if key[0] == config.domain.name)
+        spec = pickle.dumps(WorkerSpec(replace(config, domain=None), warm, gold))
     except Exception as exc:  # noqa: BLE001
         raise WorkerError(f"The eval cannot be handed to worker processes ({_describe(exc)}); run it with --workers 1.") from None
 
