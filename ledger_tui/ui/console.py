@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-CommandKind = Literal["customer", "agent", "call", "me", "help", "end"]
+CommandKind = Literal["customer", "agent", "call", "me", "help", "tools", "end"]
 
 
 class ConsoleError(ValueError):
@@ -76,6 +76,8 @@ def parse_line(line: str) -> Command:
     verb = head[1:].lower()
     if verb in ("help", "?"):
         return Command("help")
+    if verb == "tools":
+        return Command("tools")
     if verb == "say":
         if not rest.strip():
             raise ConsoleError("/say needs the words the agent says; write /say TEXT.")
@@ -87,4 +89,4 @@ def parse_line(line: str) -> Command:
         if not name:
             raise ConsoleError(f"/{verb} needs a tool name; write /{verb} NAME key=value ….")
         return Command("call" if verb == "call" else "me", name=name, arguments=parse_arguments(arg_text))
-    raise ConsoleError(f"Unknown command {head}; use /say, /call, /me, /end or /help.")
+    raise ConsoleError(f"Unknown command {head}; use /say, /call, /me, /tools, /end or /help.")

@@ -17,8 +17,10 @@ CONSOLE = [
     ("/say TEXT", "say it as the agent (no model: list the details, ask for a yes)"),
     ("/call NAME k=v …", "act as the agent: the call goes through the same gate"),
     ("/me NAME k=v …", "a customer-side action (dual-control domains such as telecom)"),
+    ("/tools", "the domain's tools: kind and arguments"),
     ("/end [reason]", "end the session (recorded)"),
     ("/help", "this screen"),
+    ("Tab", "complete a command, tool, argument name or an id seen in the session"),
 ]
 
 PALETTE_NOTE = "Ctrl+P opens the command palette: open session, jump to step, filter the gate log, export the ledger."

@@ -12,22 +12,53 @@ import asyncio
 from pathlib import Path
 from typing import AsyncIterator
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Input
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, ToolCallProposed, UserMessage
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session
 from ledger_tui.ui.console import Command, ConsoleError, parse_line
+from ledger_tui.ui.guide import Guide, seen_values, starters
 from ledger_tui.ui.messages import EventRecorded, ModelBusy
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import BusyIndicator
 
 NO_MODEL_NOTICE = "No model is connected: act as the agent with /say TEXT and /call NAME key=value (see F1)."
+
+
+class ConsoleInput(Input):
+    """The console line: Tab completes (commands, tools, argument names, ids seen) instead of
+    moving the focus."""
+
+    BINDINGS = [Binding("tab", "complete", "Complete", show=False, priority=True, id="console.complete")]
+
+    def action_complete(self) -> None:
+        screen = self.screen
+        if isinstance(screen, PlayScreen):
+            screen.complete_console()
+
+
+class ToolsScreen(ModalScreen[None]):
+    """/tools: the domain's tools, their kind and arguments."""
+
+    BINDINGS = [Binding("escape,q,f1", "app.pop_screen", "Close", id="tools.close")]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static(Text(shown("\n".join(self.lines))))
+            yield Static(Text("\nEsc closes. On the console, Tab completes names and ids.", style="dim"))
 
 
 class PlayScreen(WorkbenchScreen):
@@ -46,10 +77,16 @@ class PlayScreen(WorkbenchScreen):
         self._idle = asyncio.Event()
         self._state = SessionState()
         self.events: list[Event] = []
+        self.guide = Guide(session.domain)
+        self._told_no_model = False
+        self.people = starters(session.domain, session.env.db)
+        ids = [p.split(" ", 1)[0] for p in self.people]
+        self.welcome = f"Customers to play: {', '.join(ids)}" if ids else ""  # /tools says who they are
 
     def compose_bottom(self) -> ComposeResult:
-        hint = "type as the customer" if self.has_model else "no model: /say TEXT, /call NAME k=v act as the agent"
-        yield Input(placeholder=f"{hint} · /help", id="console")
+        hint = "type as the customer" if self.has_model else "no model: /say, /call act as the agent"
+        yield ConsoleInput(placeholder=f"{hint} · Tab completes · /help", id="console")
+        yield Static(Text(shown(self.welcome)), id="console-hint")
 
     def on_mount(self) -> None:
         self.status.label = "play"
@@ -128,6 +165,7 @@ class PlayScreen(WorkbenchScreen):
             return
         try:
             command = parse_line(line)
+            self.guide.check(command)
         except ConsoleError as exc:
             self.notify(shown(exc, markup=True), severity="error")
             event.input.select_all()  # kept for editing; typing a new line replaces it
@@ -135,6 +173,10 @@ class PlayScreen(WorkbenchScreen):
         event.input.clear()
         if command.kind == "help":
             self.action_help()
+            return
+        if command.kind == "tools":
+            people = ["", "Customers of the database to play:", *(f"  {p}" for p in self.people)] if self.people else []
+            self.app.push_screen(ToolsScreen(self.guide.tools_listing() + people))
             return
         self.submit(command)
 
@@ -145,11 +187,40 @@ class PlayScreen(WorkbenchScreen):
         if busy.busy:
             self.notify(shown(f"Queued: {self._describe(command)} runs after the current turn.", markup=True))
         self._queue.put_nowait(command)
-        if command.kind == "customer" and not self.has_model:
+        if command.kind == "customer" and not self.has_model and not self._told_no_model:
+            self._told_no_model = True  # said once: it would come back after every message
             self.notify(NO_MODEL_NOTICE, severity="warning")
 
     def action_focus_console(self) -> None:
         self.query_one("#console", Input).focus()
+
+    # ------------------------------------------------------------------ guidance
+    def _values(self, tool: str, argument: str) -> list[str]:
+        calls = [(e.call.name, e.call.arguments) for e in self.events if isinstance(e, ToolCallProposed)]
+        values = seen_values(tool, argument, calls, self._state.ledger)
+        if argument in ("user_id", "customer_id", "patient_id"):  # the people a new session offers
+            values += [p.split(" ", 1)[0] for p in self.people if p.split(" ", 1)[0] not in values]
+        return values
+
+    def complete_console(self) -> None:
+        box = self.query_one("#console", Input)
+        done = self.guide.complete(box.value, box.cursor_position, self._values)
+        if done.line != box.value:
+            box.value = done.line
+        box.cursor_position = done.cursor
+        hint = self.query_one("#console-hint", Static)
+        if done.choices:
+            hint.update(Text(shown("  ".join(done.choices))))
+        else:
+            hint.update(Text(shown(self.guide.hint(done.line))))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "console":
+            return
+        text = self.guide.hint(event.value)
+        if not text and not event.value and not any(isinstance(e, UserMessage) for e in self.events):
+            text = self.welcome
+        self.query_one("#console-hint", Static).update(Text(shown(text)))
 
     # ------------------------------------------------------------------ events → panes
     def on_event_recorded(self, message: EventRecorded) -> None:
@@ -159,6 +230,9 @@ class PlayScreen(WorkbenchScreen):
             self._state = advance(self._state, event)
         if isinstance(event, UserMessage):
             self.ledger.clear_marks()
+            hint = self.query_one("#console-hint", Static)
+            if self.welcome and str(hint.render()) == self.welcome:
+                hint.update("")  # the customer has spoken: the starters are no longer news
         if isinstance(event, LedgerUpdated):
             self.ledger.apply(event)
         elif isinstance(event, GateDecided):
