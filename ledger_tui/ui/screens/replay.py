@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import Sequence
 
@@ -18,14 +19,19 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, UserMessage
 from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import ReplayBar
+from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+def _seq(event: Event) -> int:
+    return event.seq
 
 
 class ReplayScreen(WorkbenchScreen):
@@ -91,6 +97,9 @@ class ReplayScreen(WorkbenchScreen):
             self.notify(shown(warning, markup=True), title="Trajectory damaged", severity="warning", timeout=10)
         if self._past_end:
             self.notify(self._past_end, severity="warning")
+        self.conversation.requestors = {
+            e.call.id: e.call.requestor for e in self.timeline.events if isinstance(e, ToolCallProposed)
+        }
         self.cursor = self._start
         self.gate_log.focus()
         # The trajectory, its timeline and the widgets live as long as the screen: out of the
@@ -118,12 +127,14 @@ class ReplayScreen(WorkbenchScreen):
     def show_step(self, index: int) -> SessionState:
         """Bring every pane to the state after event `index`."""
         state = self.timeline.at(index)
-        visible = list(heapq.merge(state.conversation, state.gate_log, key=lambda e: e.seq))
-        self.conversation.sync(visible)
-        self.ledger.sync(state.ledger, self._marks(state, index))
-        self.gate_log.sync(state.gate_log)
-        self.status.show(state, index, len(self.timeline) - 1)
-        self.query_one(ReplayBar).index = index
+        # the conversation pane shows a window of the latest events: only their tail is merged
+        tail = list(heapq.merge(state.conversation[-WINDOW:], state.gate_log[-WINDOW:], key=_seq))[-WINDOW:]
+        with self.app.batch_update():  # one frame for every pane
+            self.conversation.sync(tail, total=len(state.conversation) + len(state.gate_log))
+            self.ledger.sync(state.ledger, self._marks(state, index))
+            self.gate_log.sync(state.gate_log)
+            self.status.show(state, index, len(self.timeline) - 1)
+            self.query_one(ReplayBar).index = index
         return state
 
     def _marks(self, state: SessionState, index: int) -> dict[str, str]:
@@ -157,9 +168,9 @@ class ReplayScreen(WorkbenchScreen):
         if not self.decision_steps:
             self.notify("This trajectory has no gate decision.")
             return
-        later = [i for i in self.decision_steps if i > self.cursor]
-        if later:
-            self.cursor = later[0]
+        later = bisect_right(self.decision_steps, self.cursor)
+        if later < len(self.decision_steps):
+            self.cursor = self.decision_steps[later]
         else:
             self.cursor = self.decision_steps[0]
             self.notify("Wrapped around to the first gate decision.")
@@ -169,9 +180,9 @@ class ReplayScreen(WorkbenchScreen):
         if not self.decision_steps:
             self.notify("This trajectory has no gate decision.")
             return
-        earlier = [i for i in self.decision_steps if i < self.cursor]
+        earlier = bisect_left(self.decision_steps, self.cursor)
         if earlier:
-            self.cursor = earlier[-1]
+            self.cursor = self.decision_steps[earlier - 1]
         else:
             self.cursor = self.decision_steps[-1]
             self.notify("Wrapped around to the last gate decision.")

@@ -3,13 +3,15 @@
 `append(event)` shows one event; every append remembers how to undo itself, so replay moves
 backwards by undoing the tail and forwards by appending, never by rebuilding. Only a window of the
 latest entries is mounted (widgets are not free: thousands of them would make every step slow);
-older ones are summarised on one line and come back when the cursor steps back to them.
+older ones are summarised on one line and come back when the cursor steps back to them. `sync`
+reads only the last `HIGH` events it is given and mounts at most a window's worth of widgets, however
+far the cursor moved: a jump across 100,000 events costs what a jump across 100 does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Mapping, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
@@ -47,6 +49,9 @@ class Shown:
     seq: int
     undo: Undo
     widget: Widget | None = None
+    event: Event | None = None
+    applied: bool = True  # False: a result or decision whose call was not shown when it came
+    target: ToolCallItem | None = None  # the call item a result or decision decorates
 
 
 class ConversationView(VerticalScroll):
@@ -61,7 +66,13 @@ class ConversationView(VerticalScroll):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._log: list[Shown] = []
+        self._first_pos = 0  # position of the first entry of `_log` among the events synced
+        self._earlier_count = 0  # what the "earlier events" line says
+        self._pending: list[tuple[Widget, Widget | None]] = []  # built, to mount in one call
         self._calls: dict[str, ToolCallItem] = {}
+        # who asked for each call, by id (replay: the whole trajectory's), for a refusal whose
+        # call is not in the window
+        self.requestors: Mapping[str, str] = {}
         self._earlier = Static("", classes="line earlier")
         self._earlier.display = False
         self.border_title = "Conversation"
@@ -88,38 +99,62 @@ class ConversationView(VerticalScroll):
     def append(self, event: Event) -> None:
         """Show one event (events that are not conversation are remembered and ignored)."""
         self._log.append(self._show(event))
+        self._flush()
         if len(self._log) > HIGH:
             self._trim(len(self._log) - LOW)
             self._earlier.display = True
             self._earlier.update(Text("… earlier conversation not shown", style="dim"))
+            self._earlier_count = -1
         self.scroll_end(animate=False, immediate=False)
 
     def rewind_to(self, seq: int) -> None:
         """Undo everything shown after step `seq`."""
-        while self._log and self._log[-1].seq > seq:
-            self._log.pop().undo()
+        cut = self._cut(seq)
+        if cut < len(self._log):
+            self._drop(self._log[cut:])
+            self._log = self._log[:cut]
 
-    def sync(self, events: Iterable[Event]) -> None:
-        """Show the tail of `events` (in step order), touching only the entries that differ."""
-        wanted = list(events)
-        last = wanted[-1].seq if wanted else -1
-        self.rewind_to(last)
+    def _cut(self, seq: int) -> int:
+        """How many entries are at or before step `seq`."""
+        cut = len(self._log)
+        while cut and self._log[cut - 1].seq > seq:
+            cut -= 1
+        return cut
+
+    def sync(self, events: Sequence[Event], total: int | None = None) -> None:
+        """Show the tail of the visible events as of the cursor, touching only the entries that differ.
+
+        `events` are the visible events in step order, or only their tail when `total` (how many
+        there are in all) is given: the last `HIGH` are all it reads. The window is the one that
+        appending every event and trimming would leave (between `LOW` and `HIGH` entries), but an
+        entry that would be trimmed at once is never mounted."""
+        total = len(events) if total is None else total
+        tail = list(events[-HIGH:]) if total else []
+        offset = total - len(tail)  # position of tail[0] among all the events
+        last = tail[-1].seq if tail else -1
         with self.app.batch_update():
-            shown_last = self.last_seq
-            for event in wanted:
-                if event.seq > shown_last:
-                    self._log.append(self._show(event))
-            if len(self._log) > HIGH:
-                self._trim(len(self._log) - LOW)
-            first = self._log[0].seq if self._log else last + 1
-            earlier = [e for e in wanted if e.seq < first]
-            if len(self._log) < LOW and earlier:
-                self._prepend(earlier[-(LOW - len(self._log)) :])
-                first = self._log[0].seq
-                earlier = [e for e in wanted if e.seq < first]
+            kept = self._cut(last)
+            new = total - (self._first_pos + kept) if kept else total
+            if kept + new > HIGH and new >= LOW:  # nothing shown now stays: mount only the last LOW
+                self._trim(len(self._log))
+                new = LOW
+            else:
+                self.rewind_to(last)
+                if kept + new > HIGH:
+                    self._trim(kept + new - LOW)
+            if not self._log:
+                self._first_pos = total - new
+            self._log.extend(self._show(e) for e in tail[len(tail) - new :])
+            self._flush()
+            if len(self._log) < LOW and self._first_pos > 0:
+                count = min(self._first_pos, LOW - len(self._log))
+                start = self._first_pos - count - offset
+                self._prepend(tail[start : start + count])
+            earlier = self._first_pos if self._log else total
             self._earlier.display = bool(earlier)
-            if earlier:
-                self._earlier.update(Text(f"… {len(earlier)} earlier events (step back to see them)", style="dim"))
+            if earlier and earlier != self._earlier_count:  # an update re-lays out the pane
+                self._earlier.update(Text(f"… {earlier} earlier events (step back to see them)", style="dim"))
+            self._earlier_count = earlier
         self.scroll_end(animate=False, immediate=False)
 
     def reset(self) -> None:
@@ -128,35 +163,73 @@ class ConversationView(VerticalScroll):
     # ------------------------------------------------------------------ the window
     def _trim(self, count: int) -> None:
         """Unmount the oldest `count` entries (their decorations go with their call items)."""
+        if count <= 0:
+            return
         dropped, self._log = self._log[:count], self._log[count:]
-        for entry in dropped:
-            if entry.widget is not None:
-                if isinstance(entry.widget, ToolCallItem):
-                    self._calls.pop(entry.widget.proposed.call.id, None)
-                entry.widget.remove()
+        self._first_pos += len(dropped)
+        going = self._drop(dropped)
+        for entry in self._log:  # a result or decision kept whose call goes: pending again
+            if entry.target is not None and entry.target in going:
+                entry.target, entry.undo, entry.applied = None, _nothing, False
+
+    def _drop(self, entries: list[Shown]) -> set[Widget]:
+        """Take back these entries: their widgets are removed in one call, and a result or a
+        decision is undone only if its call item stays. Returns the widgets removed."""
+        widgets = [entry.widget for entry in entries if entry.widget is not None]
+        going = set(widgets)
+        for entry in reversed(entries):
+            if entry.widget is None:
+                target = entry.target
+                if target is None or (target not in going and self._calls.get(target.proposed.call.id) is target):
+                    entry.undo()
+            elif isinstance(entry.widget, ToolCallItem):
+                call_id = entry.widget.proposed.call.id
+                if self._calls.get(call_id) is entry.widget:
+                    del self._calls[call_id]
+        if widgets:
+            self.remove_children(widgets)
+        return going
 
     def _prepend(self, events: list[Event]) -> None:
-        """Mount older entries before the first one shown, in order."""
+        """Mount older entries before the first one shown, in order; a result or a decision already
+        in the window whose call is among them now decorates it."""
         anchor = next((s.widget for s in self._log if s.widget is not None), None)
         entries = [self._show(e, before=anchor) for e in events]
+        self._flush()
+        self._first_pos -= len(entries)
+        for i, entry in enumerate(self._log):
+            if not entry.applied and entry.event is not None:
+                again = self._show(entry.event)
+                if again.applied:
+                    self._log[i] = again
         self._log = entries + self._log
+
+    def _flush(self) -> None:
+        """Mount the widgets built since the last flush, one call per insertion point."""
+        pending, self._pending = self._pending, []
+        while pending:
+            before = pending[0][1]
+            run = [w for w, b in pending if b is before]
+            pending = [(w, b) for w, b in pending if b is not before]
+            if before is not None and before.parent is self:
+                self.mount_all(run, before=before)
+            else:
+                self.mount_all(run)
 
     # ------------------------------------------------------------------ one event each
     def _mount(self, widget: Widget, before: Widget | None) -> None:
-        if before is not None and before.parent is self:
-            self.mount(widget, before=before)
-        else:
-            self.mount(widget)
+        self._pending.append((widget, before))
 
     def _line(self, event: Event, text: Text, classes: str, before: Widget | None) -> Shown:
         widget = Static(text, classes=f"line {classes}")
         self._mount(widget, before)
-        return Shown(event.seq, widget.remove, widget)
+        return Shown(event.seq, widget.remove, widget, event)
 
     def _refuser(self, refusal: Refusal) -> str:
         """Who is refused: the gate turning down the operator's own /call is not the agent refusing."""
         item = self._calls.get(refusal.call_id or "")
-        if item is not None and item.proposed.call.requestor == "operator":
+        requestor = item.proposed.call.requestor if item is not None else self.requestors.get(refusal.call_id or "")
+        if requestor == "operator":
             return "operator's call refused  "
         return "agent refuses  "
 
@@ -177,19 +250,19 @@ class ConversationView(VerticalScroll):
                 self._calls.pop(event.call.id, None)
                 item.remove()
 
-            return Shown(event.seq, undo_call, item)
+            return Shown(event.seq, undo_call, item, event)
         if isinstance(event, GateDecided):
             target = self._calls.get(event.decision.call.id)
             if target is None:
-                return Shown(event.seq, _nothing)
+                return Shown(event.seq, _nothing, event=event, applied=False)
             target.set_decision(event.decision)
-            return Shown(event.seq, lambda: target.set_decision(None))
+            return Shown(event.seq, lambda: target.set_decision(None), event=event, target=target)
         if isinstance(event, ToolResult):
             target = self._calls.get(event.call_id)
             if target is None:
-                return Shown(event.seq, _nothing)
+                return Shown(event.seq, _nothing, event=event, applied=False)
             target.set_result(event)
-            return Shown(event.seq, lambda: target.set_result(None))
+            return Shown(event.seq, lambda: target.set_result(None), event=event, target=target)
         if isinstance(event, Refusal):
             return self._line(event, Text.assemble((self._refuser(event), "bold"), shown(event.text)), "refusal", before)
         if isinstance(event, Notice):

@@ -5,11 +5,16 @@ A stop that only needs a read (the agent lacks evidence a suggested read supplie
 
 Rows are keyed by the decision's step, so `record` appends in place and `sync` (replay) only adds
 or removes the rows that differ. A verdict filter hides rows without forgetting them.
+
+Only the latest decisions are listed (between `LIST_MIN` and `LIST_MAX` rows; a table of thousands
+of rows costs ~0.1 ms a row to fill and removing one row rebuilds its index): the border's subtitle
+counts the earlier ones, which come back when the cursor steps back to them. The title's counts
+are kept as decisions come and go, so a step costs the same at the 5,000th decision as at the 5th.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -21,6 +26,11 @@ from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
+
+LIST_MIN = 25  # fewer rows listed (and earlier ones exist): list LIST_FILL again
+LIST_FILL = 50
+LIST_MAX = 100  # more rows listed: keep the latest LIST_FILL
+REBUILD = 20  # removing more rows than this at once: rebuild instead (removing a row is O(rows))
 
 
 class GateLog(DataTable[Text]):
@@ -36,7 +46,13 @@ class GateLog(DataTable[Text]):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
-        self._decisions: list[GateDecided] = []
+        self._decisions: Sequence[GateDecided] = []  # every decision as of now, in order
+        self._listed: list[GateDecided] = []  # the rows: the latest decisions the filter shows
+        self._by_key: dict[str, GateDecided] = {}
+        self._counts: dict[str, int] = {}  # verdict value (and "read") -> decisions
+        # each decision's verdict and whether it only needs a read, worked out once (by identity:
+        # the decision is kept with it, so its id is not reused)
+        self._kinds: dict[int, tuple[GateDecided, str, bool]] = {}
         self._verdict_filter: Verdict | None = None
         self.title_text = "Gate log"
         self.border_title = self.title_text
@@ -57,31 +73,59 @@ class GateLog(DataTable[Text]):
     def verdict_filter(self) -> Verdict | None:
         return self._verdict_filter
 
+    @property
+    def earlier(self) -> int:
+        """Decisions the filter shows that are before the first row listed."""
+        return self._passing() - len(self._listed)
+
     def record(self, decided: GateDecided) -> None:
         """Append one decision (shown if it passes the filter) and move the cursor to it."""
+        if not isinstance(self._decisions, list):
+            self._decisions = list(self._decisions)
         self._decisions.append(decided)
+        self._count(decided, 1)
         if self._shows(decided):
-            self._add_row(decided)
+            if len(self._listed) >= LIST_MAX:
+                self._relist()
+            else:
+                self._list(decided)
             self.move_cursor(row=self.row_count - 1)
         self._update_title()
 
-    def sync(self, decisions: Iterable[GateDecided]) -> None:
-        """Show exactly these decisions (replay), touching only the rows that differ."""
-        wanted = list(decisions)
-        common = 0
-        for old, new in zip(self._decisions, wanted):
-            if old.seq != new.seq:
-                break
-            common += 1
-        for gone in self._decisions[common:]:
-            if self._shows(gone):
-                self.remove_row(str(gone.seq))
-        self._decisions = self._decisions[:common]
-        for decided in wanted[common:]:
-            self._decisions.append(decided)
-            if self._shows(decided):
-                self._add_row(decided)
+    def sync(self, decisions: Sequence[GateDecided]) -> None:
+        """Show exactly these decisions (replay), touching only the rows that differ.
+
+        `decisions` are read from their end: a replay's decisions at any step are a prefix of the
+        trajectory's, so what differs is the tail."""
+        old, new = self._decisions, decisions
+        common = min(len(old), len(new))
+        while common and old[common - 1].seq != new[common - 1].seq:
+            common -= 1
+        gone = [d for d in old[common:] if self._shows(d)] if len(old) > common else []
+        for decided in old[common:]:
+            self._count(decided, -1)
+        added = new[common:]
+        for decided in added:
+            self._count(decided, 1)
+        self._decisions = new
+        if len(gone) > REBUILD:
+            self._relist()
+        else:
+            for decided in reversed(gone):
+                if self._listed and self._listed[-1].seq == decided.seq:
+                    self._listed.pop()
+                    self._by_key.pop(str(decided.seq), None)
+                    self.remove_row(str(decided.seq))
+            shown = [d for d in added if self._shows(d)] if len(added) <= LIST_MAX else None
+            if shown is None or len(self._listed) + len(shown) > LIST_MAX:
+                self._relist()
+            else:
+                for decided in shown:
+                    self._list(decided)
+                if len(self._listed) < LIST_MIN and self.earlier:
+                    self._relist()
         if self.row_count:
+            self._settle()
             self.move_cursor(row=self.row_count - 1)
         else:
             self.post_message(DecisionHighlighted(None))
@@ -90,10 +134,7 @@ class GateLog(DataTable[Text]):
     def filter(self, verdict: Verdict | None) -> None:
         """Show only decisions with this verdict (None: all)."""
         self._verdict_filter = verdict
-        self.clear()
-        for decided in self._decisions:
-            if self._shows(decided):
-                self._add_row(decided)
+        self._relist()
         if not self.row_count:
             self.post_message(DecisionHighlighted(None))
         self._update_title()
@@ -103,7 +144,7 @@ class GateLog(DataTable[Text]):
         if not self.row_count:
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        return next((d for d in self._decisions if str(d.seq) == key), None)
+        return self._by_key.get(key or "")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.post_message(DecisionHighlighted(self.selected()))
@@ -122,6 +163,56 @@ class GateLog(DataTable[Text]):
     def _shows(self, decided: GateDecided) -> bool:
         return self._verdict_filter is None or decided.decision.verdict == self._verdict_filter
 
+    def _passing(self) -> int:
+        if self._verdict_filter is None:
+            return len(self._decisions)
+        return self._counts.get(self._verdict_filter.value, 0)
+
+    def _count(self, decided: GateDecided, step: int) -> None:
+        known = self._kinds.get(id(decided))
+        if known is None or known[0] is not decided:
+            d = decided.decision
+            known = self._kinds[id(decided)] = (decided, d.verdict.value, d.category() == "needs_read")
+        counts = self._counts
+        counts[known[1]] = counts.get(known[1], 0) + step
+        if known[2]:
+            counts["read"] = counts.get("read", 0) + step
+
+    def _list(self, decided: GateDecided) -> None:
+        self._listed.append(decided)
+        self._by_key[str(decided.seq)] = decided
+        self._add_row(decided)
+
+    def _settle(self) -> None:
+        """Measure the rows just added now, not when the table is next idle: the cursor then
+        scrolls to the last row before the next frame is drawn, instead of a frame drawn at the
+        old scroll position and a second one at the new (each draws every visible row). Uses the
+        DataTable's own measuring step; skipped if this Textual does not have it."""
+        if not (self.is_mounted and getattr(self, "_require_update_dimensions", False)):
+            return
+        new_rows, update = getattr(self, "_new_rows", None), getattr(self, "_update_dimensions", None)
+        if not isinstance(new_rows, set) or not callable(update):
+            return
+        self._require_update_dimensions = False
+        rows = new_rows.copy()
+        new_rows.clear()
+        update(rows)
+
+    def _relist(self) -> None:
+        """List the latest LIST_FILL decisions the filter shows, from scratch."""
+        self.clear()
+        self._listed = []
+        self._by_key = {}
+        rows: list[GateDecided] = []
+        for i in range(len(self._decisions) - 1, -1, -1):
+            if len(rows) >= LIST_FILL:
+                break
+            decided = self._decisions[i]
+            if self._shows(decided):
+                rows.append(decided)
+        for decided in reversed(rows):
+            self._list(decided)
+
     def _add_row(self, decided: GateDecided) -> None:
         d = decided.decision
         style = self.get_component_rich_style(f"gate-log--{row_class(d)}", partial=True)
@@ -138,13 +229,15 @@ class GateLog(DataTable[Text]):
 
     def _update_title(self) -> None:
         """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
-        counts = [(v.value, sum(1 for d in self._decisions if d.decision.verdict == v)) for v in Verdict]
-        reads = sum(1 for d in self._decisions if d.decision.category() == "needs_read")
+        counts = [(v.value, self._counts.get(v.value, 0)) for v in Verdict]
+        reads = self._counts.get("read", 0)
         head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
         long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts) + (f" · {reads} read" if reads else "")
         room = self.size.width - 4  # the corners and a space either side
         self.title_text = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
         self.border_title = Content(self.title_text)  # literal: "[BLOCK only]" is not markup
+        earlier = self.earlier
+        self.border_subtitle = f"… {earlier:,} earlier (step back to list them)" if earlier else ""
 
 
 def row_class(d: GateDecision) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
@@ -21,33 +22,50 @@ WHO = {"assistant": "agent", "operator": "operator", "user": "customer"}
 
 
 class ToolCallItem(Collapsible):
-    """`set_decision` and `set_result` fill it in as the events arrive; `None` undoes them (replay)."""
+    """`set_decision` and `set_result` fill it in as the events arrive; `None` undoes them (replay).
+
+    The arguments and result are mounted the first time the item is opened: a closed item is two
+    widgets (itself and its title), not four, and replay mounts dozens of them at a jump."""
 
     def __init__(self, proposed: ToolCallProposed) -> None:
         self.proposed = proposed
         self.decision: GateDecision | None = None
         self.result: ToolResult | None = None
         self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
-        self._detail = Static(self._detail_text(), classes="tool-detail")
+        self._detail: Static | None = None
         super().__init__(
-            self._detail,
             title=self._heading(),  # type: ignore[arg-type]
             collapsed=True,
-            classes=f"tool-call -{proposed.kind}",
+            classes=f"tool-call -{proposed.kind} -collapsed",  # as mounting would set it: no restyle then
         )
 
+    def compose(self) -> ComposeResult:
+        yield self._title
+        if not self.collapsed:
+            yield self._contents()
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        if not collapsed and self._detail is None and self.is_mounted:
+            self.mount(self._contents())
+
+    def _contents(self) -> Collapsible.Contents:
+        self._detail = Static(self._detail_text(), classes="tool-detail")
+        return self.Contents(self._detail)
+
     def set_decision(self, decision: GateDecision | None) -> None:
+        mounted = self.is_mounted  # styles are applied at mount: before it, a class is only noted
         if self.decision is not None:
-            self.remove_class(f"-{row_class(self.decision)}")
+            self.remove_class(f"-{row_class(self.decision)}", update=mounted)
         self.decision = decision
         if decision is not None:
-            self.add_class(f"-{row_class(decision)}")
+            self.add_class(f"-{row_class(decision)}", update=mounted)
         self.title = self._heading()  # type: ignore[assignment]
 
     def set_result(self, result: ToolResult | None) -> None:
         self.result = result
-        self.set_class(result is not None and result.error, "-error")
-        self._detail.update(self._detail_text())
+        self.set_class(result is not None and result.error, "-error", update=self.is_mounted)
+        if self._detail is not None:
+            self._detail.update(self._detail_text())
         self.title = self._heading()  # type: ignore[assignment]
 
     def _detail_text(self) -> Text:
