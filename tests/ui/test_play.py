@@ -55,7 +55,7 @@ async def test_scripted_session_end_to_end_with_why_and_what_if(toy, tmp_path):
         await pilot.pause()
         why = app.screen
         assert isinstance(why, WhyScreen)
-        body = " ".join(str(w.render()) for w in why.query(".predicate"))
+        body = " ".join(str(w.render()) for w in why.query(".predicate, .evidence"))
         assert "renewal_limit" in body and "read at step 9" in body
         assert "A loan can be renewed at most twice" in body  # the clause text from policy.md
 
@@ -168,11 +168,13 @@ async def test_evidence_values_are_shown_in_full(toy):
     app = make_app(session=scripted_session(toy, block_turns()))
     async with app.run_test(size=(80, 24)) as pilot:
         why = await open_why_on_the_block(pilot)
-        limit = next(w for w in why.query(".predicate") if "renewal_limit" in str(w.render()))
-        text = str(limit.render())
+        loans = [w for w in why.query(".evidence") if str(w.render()).startswith("loans.L2")]
+        assert len(loans) == 1, "the record is shown once, however many checks read it"
+        text = str(loans[0].render())
         # the whole loan, one field a line, down to the last field (the old view cut at ~140 chars)
-        assert '"renewals": 2,' in text and '"status": "active"' in text
+        assert "renewals: 2" in text and 'status: "active"' in text
         assert "…" not in text
+        assert "read by renewal_limit (status, renewals" in text  # the check that read it, and the fields it used
 
 
 async def operator_renews(pilot, loan: str, book: str) -> None:

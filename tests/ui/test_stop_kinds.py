@@ -116,9 +116,8 @@ async def test_the_why_screen_shows_what_the_customer_said_on_the_line_it_had():
         why = app.screen
         assert isinstance(why, WhyScreen)
         assert str(why.query_one("#why-title", Static).render()).startswith(" BLOCK  violation · step")
-        eligible = next(w for w in why.query(".predicate") if "cancel_eligible" in str(w.render()))
-        lines = [line.strip() for line in str(eligible.render()).splitlines()]
-        said = lines.index('said.cancel_reason = "change_of_plan"')
-        # the words and the step of their message, on the one line that said "stated by the customer"
-        assert lines[said + 1] == f'stated by the customer at step {reason.source_seq}: "{reason.quote}"'
-        assert lines[said + 2].startswith("flights."), "nothing added after it"
+        said = next(w for w in why.query(".evidence") if str(w.render()).startswith("said.cancel_reason"))
+        lines = [line.strip() for line in str(said.render()).splitlines()]
+        # the words and the step of their message, on the fact's own line
+        assert lines[0] == f'said.cancel_reason = "change_of_plan" · stated by the customer at step {reason.source_seq}: "{reason.quote}"'
+        assert lines[1:] == ["read by cancel_eligible, cancel_reason_asked"], "nothing added after it"

@@ -4,15 +4,20 @@ Everything above the what-if panel comes from the decision as recorded (nothing 
 what-if rebuilds the state the gate saw with the fold, applies one edit (an argument or a ledger
 value) and asks the domain's predicates again, showing the new verdict next to the old one.
 
-A stop says whether it is a violation or only needs a read, a failed check that only lacks evidence
-is marked so, and a stated fact shows the customer's words and the step of their message. The
-wording is `ledger_tui.explain`'s, as in `ledger-tui why`, and none of it adds a line (issue 15).
+The answer comes first: the verdict, its reason and the checks that decided it. Then the failed
+checks with their policy clauses, the passed ones a line each, and the evidence grouped by path:
+each record once, with the checks that read it and the fields each used (recorded by the gate as
+the check ran), those fields in bold and whole, the rest on one line. A stop says whether it is a
+violation or only needs a read, and a stated fact shows the customer's words and the step of
+their message. In replay, Enter on a record goes to the step it was read at. The wording is
+`ledger_tui.explain`'s, as in `ledger-tui why`.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,6 +38,7 @@ from ledger_tui.ui.widgets.tool_call_item import WHO
 
 
 INDENT = "\u00a0\u00a0"  # non-breaking, so wrapping keeps the indentation
+SIGNATURE_IN_TITLE = 60  # a call signature up to this long is read whole in the title
 
 
 def policy_clause(policy: str | None, clause: str) -> str:
@@ -81,19 +87,134 @@ def describe_read(r: EvidenceRead) -> Text:
     return line
 
 
-def describe_predicate(p: PredicateResult, policy: str | None) -> Text:
-    text = Text.assemble((f"[{check_label(p, ' → ')}] ", "bold"), (shown(p.name), "bold"), shown(f" · clause {p.clause}"))
-    if not p.passed and p.reason:
-        text.append(shown(f"\n{INDENT}reason: {p.reason}"))
-    if not p.passed and p.hint:
-        text.append(shown(f"\n{INDENT}hint: {p.hint}"))
+def _reads_of(p: PredicateResult) -> str:
+    """What a check read, by name only (the values are in the evidence below, once each)."""
+    parts = []
     for r in p.reads:
-        text.append("\n")
-        text.append_text(describe_read(r))
-    clause = policy_clause(policy, p.clause)
+        if r.origin == "context":
+            parts.append(r.path)
+        elif r.fields and isinstance(r.value, dict):
+            parts.append(f"{r.path} ({', '.join(r.fields)})")
+        else:
+            parts.append(r.path + ("" if r.present else " (not in the ledger)"))
+    return ", ".join(dict.fromkeys(parts))
+
+
+def describe_predicate(p: PredicateResult, policy: str | None, decision: GateDecision | None = None) -> Text:
+    """One failed check: its verdict, its reason and hint (unless the summary above already says
+    them), what it read by name (each record is shown once, under Evidence) and its policy clause."""
+    text = Text.assemble((f"[{check_label(p, ' → ')}] ", "bold"), (shown(p.name), "bold"), shown(f" · clause {p.clause}"))
+    if not p.passed and p.reason and (decision is None or p.reason != decision.reason):
+        text.append(shown(f"\n{INDENT}reason: {p.reason}"))
+    if not p.passed and p.hint and (decision is None or p.hint != decision.hint):
+        text.append(shown(f"\n{INDENT}hint: {p.hint}"))
+    if p.passed or p.error:  # a failed check's reads are the Evidence below, each with who read it
+        read = _reads_of(p)
+        if read:
+            text.append(shown(f"\n{INDENT}read: {read}"), style="dim")
+    clause = policy_clause(policy, p.clause) if not p.passed else ""
     if clause:
         text.append(shown(f"\n{INDENT}policy: {clause}"), style="italic")
     return text
+
+
+def describe_passed(passed: list[PredicateResult]) -> Text:
+    text = Text()
+    for i, p in enumerate(passed):
+        text.append("\n" if i else "")
+        text.append(shown(f"[pass] {p.name}"), style="bold")
+        read = _reads_of(p)
+        text.append(shown(f" · clause {p.clause}" + (f" · read: {read}" if read else "")))
+    return text
+
+
+@dataclass
+class Evidence:
+    """One ledger path as every check of the decision read it: the value once, who read it and
+    which fields each used."""
+
+    read: EvidenceRead
+    checks: dict[str, list[str]] = field(default_factory=dict)  # check name -> fields it used
+
+    @property
+    def used(self) -> list[str]:
+        return list(dict.fromkeys(f for fields in self.checks.values() for f in fields))
+
+
+def gather(d: GateDecision) -> tuple[list[Evidence], list[EvidenceRead]]:
+    """The decision's evidence by path (the deciding checks' reads first) and its context facts."""
+    order = sorted(d.predicates, key=lambda p: (p.passed, p.needs_a_read()))
+    by_path: dict[str, Evidence] = {}
+    context: dict[str, EvidenceRead] = {}
+    for p in order:
+        for r in p.reads:
+            if r.origin == "context":
+                context.setdefault(r.path, r)
+                continue
+            ev = by_path.setdefault(r.path, Evidence(r))
+            fields = ev.checks.setdefault(p.name, [])
+            fields += [f for f in r.fields or () if f not in fields]
+    return list(by_path.values()), list(context.values())
+
+
+def describe_evidence(ev: Evidence, can_jump: bool) -> Text:
+    """A record once: where it came from and the checks that read it (with the fields they used);
+    then the used fields in bold and whole, and the others on one line, cut."""
+    r = ev.read
+    value = r.value
+    head = Text(shown(r.path), style="bold")
+    if r.stale:
+        head.append(" STALE", style="bold")
+    if not r.present:
+        head.append(shown(" · not in the ledger"), style="italic")
+    elif not isinstance(value, dict):
+        head.append(shown(f" = {short(value, 120)}"), style="bold")
+    if r.present and r.origin == "stated":
+        head.append(shown(f" · {stated_where(r)}"), style="dim")
+    elif r.present:
+        where = f" · read at step {r.source_seq}" if r.source_seq is not None else " · read"
+        if r.source_call:
+            where += f" by {r.source_call}"
+        head.append(shown(where), style="dim")
+        if can_jump and r.source_seq is not None:
+            head.append("  (Enter: go to that step)", style="dim italic")
+    checks = ", ".join(f"{name} ({', '.join(fields)})" if fields else name for name, fields in ev.checks.items())
+    head.append(shown(f"\n{INDENT}read by {checks}"), style="dim")
+    if not r.present or not isinstance(value, dict):
+        return head
+    used = ev.used
+    for name in used:
+        head.append(shown(f"\n{INDENT}{name}: "), style="bold")
+        head.append(shown(in_full(value[name], INDENT * 2, inline=120) if name in value else "(not in the record)"), style="bold")
+    others = [f"{k}={short(v, 40)}" for k, v in value.items() if k not in used]
+    if others:
+        head.append(shown(f"\n{INDENT}{'other fields: ' if used else ''}{' · '.join(others)}"), style="dim")
+    return head
+
+
+def describe_context(facts: list[EvidenceRead]) -> Text:
+    text = Text("session context ", style="bold")
+    text.append(shown(" · ".join(f"{r.path.removeprefix('context.')}={short(r.value, 100)}" for r in facts)), style="dim")
+    return text
+
+
+class EvidenceBlock(Static, can_focus=True):
+    """One record of the evidence; Enter goes to the step it was read at (replay)."""
+
+    BINDINGS = [Binding("enter", "go", "Go to step", id="why.go_to_step")]
+
+    def __init__(self, evidence: Evidence, jump: Callable[[int], None] | None, **kwargs: Any) -> None:
+        super().__init__(describe_evidence(evidence, jump is not None), **kwargs)
+        self.evidence = evidence
+        self.jump = jump
+
+    def action_go(self) -> None:
+        seq = self.evidence.read.source_seq
+        if self.jump is None or seq is None:
+            self.notify("This value has no step to go to (a customer statement in play, or not in the ledger).")
+            return
+        self.app.pop_screen()
+        self.jump(seq)
 
 
 def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) -> Text:
@@ -129,8 +250,10 @@ class WhyScreen(Screen[None]):
         domain: Domain | None,
         policy: str | None,
         unavailable: str = "",
+        jump: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__()
+        self.jump = jump  # go to a step of the replay (None in play)
         self.decided = decided
         self.before = before
         self.domain = domain
@@ -146,9 +269,20 @@ class WhyScreen(Screen[None]):
         yield Static(self._title(), id="why-title", classes=f"-{kind}")
         with VerticalScroll(id="why-body"):
             yield Static(self._summary(d), id="why-summary", classes=f"-{kind}")
-            for p in sorted(d.predicates, key=lambda p: (p.passed, p.needs_a_read())):
+            yield Static(Text("Checks", style="bold"), classes="why-heading")
+            for p in sorted((p for p in d.predicates if not p.passed), key=lambda p: p.needs_a_read()):
                 fail = "-needs-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"
-                yield Static(describe_predicate(p, self.policy), classes="predicate " + ("-pass" if p.passed else f"-fail {fail}"))
+                yield Static(describe_predicate(p, self.policy, d), classes=f"predicate -fail {fail}")
+            passed = [p for p in d.predicates if p.passed]
+            if passed:  # one line each: what passed is context, not the answer
+                yield Static(describe_passed(passed), classes="predicate -pass")
+            evidence, context = gather(d)
+            if evidence or context:
+                yield Static(Text("Evidence (each record once; the fields a check used in bold)", style="bold"), classes="why-heading")
+            for ev in evidence:
+                yield EvidenceBlock(ev, self.jump, classes="evidence" + (" -stated" if ev.read.origin == "stated" else ""))
+            if context:
+                yield Static(describe_context(context), classes="evidence -context")
             if not self.policy:
                 yield Static(Text(shown("policy text unavailable: " + (self.unavailable or "no domain loaded"))), classes="dim")
         with Vertical(id="whatif-panel"):
@@ -168,20 +302,27 @@ class WhyScreen(Screen[None]):
         return Text.assemble((f" {d.verdict.value} ", "bold reverse"), shown(f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}"))
 
     def _summary(self, d: GateDecision) -> Text:
-        text = Text.assemble(("call ", "bold"), shown(d.call.name))
-        for k, v in d.call.arguments.items():
-            text.append(shown(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}"))
-        text.append_text(Text.assemble("\n", ("verdict ", "bold"), shown(f"{verdict_label(d)}: {d.reason}")))
+        """The answer first: the verdict and its reason, the checks that decided it, the hint; then
+        the call."""
+        text = Text.assemble(("verdict ", "bold"), shown(f"{verdict_label(d)}: {d.reason}"))
+        deciding = [p for p in d.predicates if not p.passed and p.verdict_on_fail == d.verdict]
+        if deciding:
+            names = ", ".join(f"{p.name}{' (needs a read)' if p.needs_a_read() else ''}" for p in deciding)
+            text.append_text(Text.assemble("\n", ("decided by ", "bold"), shown(names)))
         if d.hint:
             text.append_text(Text.assemble("\n", ("hint ", "bold"), shown(d.hint)))
         for s in d.suggested_calls:
             text.append(shown(f"\n{INDENT}suggested read: {s.signature()}"))
+        if len(d.call.signature()) > SIGNATURE_IN_TITLE:  # the title shows a short call whole
+            text.append_text(Text.assemble("\n", ("call ", "bold"), shown(d.call.name)))
+            for k, v in d.call.arguments.items():
+                text.append(shown(f"\n{INDENT}{k} = {in_full(v, INDENT * 2)}"))
         return text
 
     def _whatif_intro(self) -> Text:
         if self.domain is None:
             return Text(shown(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}."), style="dim")
-        return Text("Pick an argument or a ledger value to change, edit it, press Enter: the gate runs again on the state at this step.", style="dim")
+        return Text("Pick an argument or a ledger value, edit it, Enter: the gate runs again on this step's state.", style="dim")
 
     # ------------------------------------------------------------------ what-if
     def action_focus_whatif(self) -> None:

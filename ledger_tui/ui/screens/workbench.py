@@ -109,9 +109,18 @@ class WorkbenchScreen(Screen[None]):
                 policy = self.domain.policy
             except OSError:
                 policy = None
-        screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem)
+        jump = self.go_to_step if hasattr(self, "jump_to") else None
+        screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem, jump=jump)
         self.app.push_screen(screen)
         return screen
+
+    def go_to_step(self, seq: int) -> None:
+        """Move the replay cursor to the event recorded at `seq` (from the Why screen's evidence)."""
+        index = next((i for i, e in enumerate(self.events) if e.seq == seq), None)
+        if index is None:
+            self.notify(f"Step {seq} is not in this trajectory.", severity="warning")
+            return
+        self.jump_to(index)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ palette intents
     def filter_gate_log(self, verdict: Verdict | None) -> None:
