@@ -61,11 +61,11 @@ async def test_scripted_session_end_to_end_with_why_and_what_if(toy, tmp_path):
 
         # what-if: the loan had been renewed once → the same call would be allowed
         await pilot.press("w")
-        why.query_one("#whatif-target", Select).value = 1  # ledger loans.L2
+        why.query_one("#whatif-target", Select).value = 2  # loans.L2 › renewals
         await pilot.pause()
         box = why.query_one("#whatif-value", Input)
-        assert json.loads(box.value)["renewals"] == 2
-        box.value = box.value.replace('"renewals":2', '"renewals":1')
+        assert json.loads(box.value) == 2
+        box.value = "1"
         box.focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -144,11 +144,18 @@ async def test_what_if_at_80x24_shows_the_new_verdict_and_the_checks_that_flippe
     app = make_app(session=scripted_session(toy, block_turns()))
     async with app.run_test(size=(80, 24)) as pilot:
         why = await open_why_on_the_block(pilot)
-        why.query_one("#whatif-target", Select).value = 1  # ledger loans.L2
-        await pilot.pause()
+        target = why.query_one("#whatif-target", Select)
         box = why.query_one("#whatif-value", Input)
-        # a long edit: the old layout pushed the verdict out of its two lines
-        box.value = box.value.replace('"renewals":2', '"renewals":1').replace('"Emma"', '"Emma, a novel by Jane Austen"')
+        # two changes, one a long value: the old layout pushed the verdict out of its two lines
+        target.value = 5  # loans.L2 › book
+        await pilot.pause()
+        box.value = '"Emma, a novel by Jane Austen, in the annotated edition"'
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        target.value = 2  # loans.L2 › renewals
+        await pilot.pause()
+        box.value = "1"
         box.focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -162,6 +169,12 @@ async def test_what_if_at_80x24_shows_the_new_verdict_and_the_checks_that_flippe
         assert scroll.max_scroll_y == 0
         assert result.region.height >= len(lines)
         assert result.region.bottom <= 23
+        assert len(why.edits) == 2 and "2 changes" in lines[-1]
+
+        await pilot.press("ctrl+r")  # reset: the recorded decision again
+        await pilot.pause()
+        assert why.edits == {} and why.outcome is None
+        assert box.value == "2"
 
 
 async def test_evidence_values_are_shown_in_full(toy):

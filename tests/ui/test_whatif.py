@@ -1,4 +1,4 @@
-"""What-if re-runs the gate on the state the decision saw, with one edit."""
+"""What-if re-runs the gate on the state the decision saw, with the edits so far."""
 
 from __future__ import annotations
 
@@ -25,8 +25,24 @@ async def test_editing_an_argument_to_an_unread_loan_asks_to_read_it(toy):
     assert "loans.L1" in outcome.reason
 
 
-async def test_targets_are_the_arguments_then_the_paths_read(toy):
+async def test_targets_are_the_arguments_then_each_field_of_the_records_read(toy):
     events = await record(toy, block_turns(), BLOCK_MESSAGES)
     decided = next(e for e in events if isinstance(e, GateDecided))
     targets = editable_targets(decided, state_before(events, decided))
-    assert [(t, k) for t, k, _ in targets] == [("argument", "loan_id"), ("ledger", "loans.L2")]
+    assert [t.label() for t in targets][:4] == ["arg loan_id", "loans.L2 › status", "loans.L2 › renewals", "loans.L2 › loan_id"]
+    assert {t.label() for t in targets[4:]} == {"loans.L2 › member_id", "loans.L2 › book"}
+    renewals = targets[2]
+    assert (renewals.field, renewals.value) == ("renewals", 2)
+
+
+async def test_edits_add_up_and_a_later_edit_of_a_field_replaces_the_earlier(toy):
+    events = await record(toy, block_turns(), BLOCK_MESSAGES)
+    decided = next(e for e in events if isinstance(e, GateDecided))
+    before = state_before(events, decided)
+    once = Edit("ledger", "loans.L2", 1, field="renewals")
+    returned = Edit("ledger", "loans.L2", "returned", field="status")
+    assert what_if(decided, before, toy, [once]).verdict == Verdict.ALLOW
+    # two fields of one record, both applied: renewed once, but returned
+    both = what_if(decided, before, toy, [once, returned])
+    assert both.verdict == Verdict.BLOCK and "returned" in both.reason
+    assert before.ledger.value("loans.L2")["renewals"] == 2, "the state the gate saw is untouched"

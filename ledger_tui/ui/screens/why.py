@@ -217,9 +217,9 @@ class EvidenceBlock(Static, can_focus=True):
         self.jump(seq)
 
 
-def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) -> Text:
+def describe_outcome(before: GateDecision, outcome: GateDecision, edits: list[Edit]) -> Text:
     """The what-if answer, most important first: the new verdict, the checks that flipped, the
-    new reason, and last the edit that was tried (it is also still in the boxes above)."""
+    new reason, and last the edits tried so far (Ctrl+R resets them)."""
     kind = f" {category_label(outcome)}" if outcome.verdict.value != "ALLOW" else ""
     text = Text.assemble(("→ ", "bold"), (f" {outcome.verdict.value} ", "bold reverse"), f"{kind} (was {verdict_label(before)})")
     was = {p.name: p.passed for p in before.predicates}
@@ -231,7 +231,8 @@ def describe_outcome(before: GateDecision, outcome: GateDecision, edit: Edit) ->
             text.append(shown(f"\n{INDENT}{p.name}: "))
             text.append("now checked, " + ("pass" if p.passed else "FAIL"), style="bold")
     text.append(shown(f"\n{outcome.reason}"))
-    text.append(shown(f"\nwhat-if {edit.target} {edit.key} = {short(edit.value, 120)}"), style="dim")
+    changes = " · ".join(f"{e.label()} = {short(e.value, 60)}" for e in edits)
+    text.append(shown(f"\nwhat-if ({len(edits)} {'change' if len(edits) == 1 else 'changes'}, Ctrl+R resets): {changes}"), style="dim")
     return text
 
 
@@ -241,6 +242,7 @@ class WhyScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="why.back"),
         Binding("w", "focus_whatif", "What-if", id="why.whatif"),
+        Binding("ctrl+r", "reset_whatif", "Reset what-if", id="why.whatif_reset"),
     ]
 
     def __init__(
@@ -260,6 +262,7 @@ class WhyScreen(Screen[None]):
         self.policy = policy
         self.unavailable = unavailable
         self.targets = editable_targets(decided, before)
+        self.edits: dict[tuple[str, str, str | None], Edit] = {}  # what-if changes so far, by slot
         self.outcome: GateDecision | None = None
         self._offered: tuple[str, Any] | None = None  # the value put in the box, as shown and as recorded
 
@@ -287,7 +290,7 @@ class WhyScreen(Screen[None]):
                 yield Static(Text(shown("policy text unavailable: " + (self.unavailable or "no domain loaded"))), classes="dim")
         with Vertical(id="whatif-panel"):
             with Horizontal(id="whatif"):
-                options = [(shown(f"arg {k}" if t == "argument" else k, markup=True), i) for i, (t, k, _) in enumerate(self.targets)]
+                options = [(shown(t.label(), markup=True), i) for i, t in enumerate(self.targets)]
                 yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
                 yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
             with VerticalScroll(id="whatif-scroll"):
@@ -322,7 +325,7 @@ class WhyScreen(Screen[None]):
     def _whatif_intro(self) -> Text:
         if self.domain is None:
             return Text(shown(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}."), style="dim")
-        return Text("Pick an argument or a ledger value, edit it, Enter: the gate runs again on this step's state.", style="dim")
+        return Text("Pick an argument or a record's field, edit it, Enter: the gate runs again. Changes add up; Ctrl+R resets.", style="dim")
 
     # ------------------------------------------------------------------ what-if
     def action_focus_whatif(self) -> None:
@@ -331,7 +334,8 @@ class WhyScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.value is Select.BLANK or not isinstance(event.value, int):
             return
-        _, _, value = self.targets[event.value]
+        target = self.targets[event.value]
+        value = self.edits[target.slot].value if target.slot in self.edits else target.value
         box = self.query_one("#whatif-value", Input)
         box.value = shown(value if isinstance(value, str) else compact(value))
         self._offered = (box.value, value)
@@ -351,19 +355,37 @@ class WhyScreen(Screen[None]):
                 value = json.loads(event.value)
             except ValueError:
                 value = event.value
-        target, key, _ = self.targets[choice]
-        self.run_what_if(Edit(target, key, value))  # type: ignore[arg-type]
+        target = self.targets[choice]
+        self.run_what_if(Edit(target.target, target.key, value, target.field))
 
     def run_what_if(self, edit: Edit) -> GateDecision | None:
-        """Re-run the gate with `edit`; shows and returns the new decision."""
+        """Add `edit` to the changes so far (replacing an earlier one of the same slot) and re-run
+        the gate with all of them; shows and returns the new decision."""
         result = self.query_one("#whatif-result", Static)
         if self.domain is None:
             self.notify(shown(self._whatif_intro().plain, markup=True), severity="warning")
             return None
-        outcome = what_if(self.decided, self.before, self.domain, edit)
+        self.edits[edit.slot] = edit
+        edits = list(self.edits.values())
+        outcome = what_if(self.decided, self.before, self.domain, edits)
         self.outcome = outcome
-        result.update(describe_outcome(self.decided.decision, outcome, edit))
+        result.update(describe_outcome(self.decided.decision, outcome, edits))
         self.query_one("#whatif-scroll", VerticalScroll).scroll_home(animate=False)
         result.remove_class("-allow", "-revise", "-block", "-needs-read")
         result.add_class(f"-{row_class(outcome)}")
         return outcome
+
+    def action_reset_whatif(self) -> None:
+        """Forget every what-if change: the recorded decision again."""
+        self.edits.clear()
+        self.outcome = None
+        result = self.query_one("#whatif-result", Static)
+        result.update(self._whatif_intro())
+        result.remove_class("-allow", "-revise", "-block", "-needs-read")
+        choice = self.query_one("#whatif-target", Select).value
+        if isinstance(choice, int):
+            target = self.targets[choice]
+            box = self.query_one("#whatif-value", Input)
+            box.value = shown(target.value if isinstance(target.value, str) else compact(target.value))
+            self._offered = (box.value, target.value)
+        self.notify("What-if reset: the decision as recorded.")
