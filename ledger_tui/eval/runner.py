@@ -370,15 +370,18 @@ async def run_eval(
         if (task.id, trial, mode) not in done
     ]
     workers = worker_count(config, len(todo))
-    # What every trial shares (the pristine database, each task's gold state) is built up front,
-    # then frozen out of the garbage collector while the trials run: with many sessions
-    # allocating, each full collection would otherwise rescan every record of the database, a
-    # pause of ~0.1 s for all of them. (Garbage frozen with it is collected after the run.)
-    for task in {t.id: t for t, _, _ in todo}.values():
-        tau2_gold_digests(config.domain, task)
-    config.out.mkdir(parents=True, exist_ok=True)
-    # rewrite the file without the infrastructure errors that will be retried
-    (config.out / RESULTS).write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+    pool = None
+    if workers > 1:
+        from ledger_tui.eval.workers import abandon, check_shardable, spawn
+
+        check_shardable(config)
+        pool = spawn(config, workers)  # they start up while this process prepares
+    try:
+        _prepare(config, todo, kept)
+    except BaseException:
+        if pool is not None:
+            abandon(pool)
+        raise
     semaphore = asyncio.Semaphore(max(1, config.concurrency))
     lock = asyncio.Lock()
     results = list(kept)
@@ -396,7 +399,7 @@ async def run_eval(
     if workers > 1:
         from ledger_tui.eval.workers import run_sharded
 
-        await run_sharded(config, todo, workers, record, on_start)
+        await run_sharded(config, todo, workers, record, on_start, pool)
         return results
 
     async def one(task: Task, trial: int, mode: str) -> None:
@@ -425,6 +428,18 @@ async def run_eval(
     finally:
         gc.unfreeze()
     return results
+
+
+def _prepare(config: EvalConfig, todo: list[tuple[Task, int, str]], kept: list[TrialResult]) -> None:
+    # What every trial shares (the pristine database, each task's gold state) is built up front,
+    # then frozen out of the garbage collector while the trials run: with many sessions
+    # allocating, each full collection would otherwise rescan every record of the database, a
+    # pause of ~0.1 s for all of them. (Garbage frozen with it is collected after the run.)
+    for task in {t.id: t for t, _, _ in todo}.values():
+        tau2_gold_digests(config.domain, task)
+    config.out.mkdir(parents=True, exist_ok=True)
+    # rewrite the file without the infrastructure errors that will be retried
+    (config.out / RESULTS).write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
 
 
 def select_tasks(tasks: Iterable[Task], ids: str | None) -> list[Task]:

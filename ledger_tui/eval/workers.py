@@ -278,37 +278,83 @@ class _Worker:
     finished: int = 0
 
 
+def check_shardable(config: EvalConfig) -> None:
+    """One sentence, before anything starts, if worker processes cannot rebuild this config."""
+    from dataclasses import replace
+
+    if config.domain_source is None:
+        raise WorkerError("More than one worker needs the domain's source (EvalConfig.domain_source) to rebuild it in each worker.")
+    try:
+        pickle.dumps(replace(config, domain=None))
+    except Exception as exc:  # noqa: BLE001
+        raise WorkerError(f"The eval cannot be handed to worker processes ({_describe(exc)}); run it with --workers 1.") from None
+
+
+def spawn(config: EvalConfig, workers: int) -> list[_Worker]:
+    """Start the worker processes. Each loads its modules, then waits for its recipe, so they start
+    up while this process prepares the eval (run_sharded sends the recipes); `abandon` ends them
+    if the eval stops before."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    pool: list[_Worker] = []
+    try:
+        for number, slots in enumerate(shares(config.concurrency, workers), start=1):
+            ours, theirs = context.Pipe(duplex=True)
+            process = context.Process(target=worker_main, args=(theirs,), name=f"ledger-tui eval worker {number}", daemon=True)
+            try:
+                process.start()
+            except OSError as exc:
+                raise WorkerError(f"Could not start worker process {number} of {workers} ({exc.strerror or exc}); try fewer --workers.") from None
+            theirs.close()
+            pool.append(_Worker(number, process, ours, slots, set()))
+    except BaseException:
+        abandon(pool)
+        raise
+    return pool
+
+
+def abandon(pool: list[_Worker]) -> None:
+    """End workers that were never given work: their pipe closes, they exit (or are ended)."""
+    for worker in pool:
+        worker.conn.close()
+    for worker in pool:
+        worker.process.join(STOP_GRACE)
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join(1.0)
+
+
 async def run_sharded(
     config: EvalConfig,
     todo: list[tuple[Any, int, str]],
     workers: int,
     record: Callable[[TrialResult], Any],
     on_start: Callable[[], None] | None = None,
+    pool: list[_Worker] | None = None,
 ) -> None:
-    """Run `todo` in `workers` processes; `record` (awaited) is called in the parent for each
-    finished run, in the order they finish."""
-    import multiprocessing
+    """Run `todo` in `workers` processes (`pool`, from `spawn`, or started here); `record`
+    (awaited) is called in this process for each finished run, in the order they finish."""
     from dataclasses import replace
 
+    from ledger_tui.eval import grade
     from ledger_tui.eval.runner import TrialResult
 
-    if config.domain_source is None:
-        raise WorkerError("More than one worker needs the domain's source (EvalConfig.domain_source) to rebuild it in each worker.")
+    if pool is None:
+        check_shardable(config)
+        pool = spawn(config, workers)
     positions = {id(task): i for i, task in enumerate(config.tasks)}
+    warm = tuple(sorted({positions[id(task)] for task, _, _ in todo}))
+    gold = tuple((key, value) for key, value in grade._GOLD.items() if key[0] == config.domain.name)
     try:
-        from ledger_tui.eval import grade
-
-        warm = tuple(sorted({positions[id(task)] for task, _, _ in todo}))
-        gold = tuple((key, value) for key, value in grade._GOLD.items() if key[0] == config.domain.name)
         spec = pickle.dumps(WorkerSpec(replace(config, domain=None), warm, gold))
     except Exception as exc:  # noqa: BLE001
+        abandon(pool)
         raise WorkerError(f"The eval cannot be handed to worker processes ({_describe(exc)}); run it with --workers 1.") from None
 
-    context = multiprocessing.get_context("spawn")
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[tuple[_Worker, tuple]] = asyncio.Queue()
     queue = deque((i, positions[id(task)], trial, mode) for i, (task, trial, mode) in enumerate(todo))
-    pool: list[_Worker] = []
 
     def listen(worker: _Worker) -> None:
         def readable() -> None:
@@ -346,15 +392,6 @@ async def run_sharded(
     dead: list[_Worker] = []
     started = False
     try:
-        for number, slots in enumerate(shares(config.concurrency, workers), start=1):
-            ours, theirs = context.Pipe(duplex=True)
-            process = context.Process(target=worker_main, args=(theirs,), name=f"ledger-tui eval worker {number}", daemon=True)
-            try:
-                process.start()
-            except OSError as exc:
-                raise WorkerError(f"Could not start worker process {number} of {workers} ({exc.strerror or exc}); try fewer --workers.") from None
-            theirs.close()
-            pool.append(_Worker(number, process, ours, slots, set()))
         # the workers start up side by side; each reads its recipe once its interpreter is up
         # (a large one would block this loop until then: it is sent from threads)
         await asyncio.gather(*(loop.run_in_executor(None, _hand, w.conn, spec) for w in pool))

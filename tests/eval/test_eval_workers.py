@@ -92,7 +92,7 @@ def test_the_worker_count_its_default_and_the_split_of_sessions():
 
 
 def test_the_default_falls_back_to_one_process_for_a_config_workers_cannot_rebuild(tmp_path, monkeypatch):
-    import ledger_tui.eval.workers as workers
+    from ledger_tui.eval import workers
 
     monkeypatch.setattr(workers, "cores", lambda: 4)
 
@@ -195,4 +195,12 @@ async def test_a_run_that_raises_stops_the_eval_with_the_sentence_one_process_sa
     words = str(caught.value)
     assert "stopped on an error it did not expect (NotADirectoryError" in words and "\n" not in words, words
     assert "0 finished runs are saved" in words and f"redoes the {RUNS} left" in words, words
+    assert workers_alive() == []
+
+
+async def test_workers_started_before_a_preparation_that_fails_are_ended(tmp_path):
+    # the workers start up while this process prepares; here the --out folder cannot be made
+    (tmp_path / "a-file").write_text("")
+    with LoopbackServer(steady) as server, pytest.raises(OSError):
+        await run_eval(config(server, tmp_path / "a-file" / "out", workers=2))
     assert workers_alive() == []
