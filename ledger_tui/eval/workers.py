@@ -29,6 +29,7 @@ import gc
 import os
 import pickle
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -57,8 +58,9 @@ def cores() -> int:
 
 
 def default_workers(concurrency: int) -> int:
-    """1 worker below MANY_SESSIONS concurrent sessions, else one a core."""
-    return 1 if concurrency < MANY_SESSIONS else cores()
+    """1 worker below MANY_SESSIONS concurrent sessions, else one a core (1 on Windows, where the
+    event loop cannot watch the workers' pipes)."""
+    return 1 if concurrency < MANY_SESSIONS or sys.platform == "win32" else cores()
 
 
 def check_workers(workers: int | None, concurrency: int) -> None:
@@ -70,6 +72,8 @@ def check_workers(workers: int | None, concurrency: int) -> None:
             f"--workers must be a positive number of processes (got {workers}); leave it out for the default "
             f"(1 below {MANY_SESSIONS} concurrent sessions, else one a core: {cores()} here)."
         )
+    if workers > 1 and sys.platform == "win32":
+        raise WorkerError("--workers above 1 needs Linux or macOS (the event loop watches the workers' pipes); leave it out on Windows.")
     if workers > concurrency:
         raise WorkerError(
             f"--workers {workers} is more than --concurrency {concurrency}: each worker runs at least one session "
