@@ -7,6 +7,7 @@ Nothing is recomputed differently in replay.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Hashable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -375,17 +376,32 @@ def fold(events: Iterable[Event], upto: int | None = None) -> SessionState:
 
 
 class Timeline:
-    """Cached states for random access (replay): state i costs one fold step from a checkpoint."""
+    """Cached states for random access (replay): state i costs one fold step from a checkpoint.
+
+    Building it is one linear fold; the checkpoints share their conversation, gate log and the
+    other growing fields with each other and with the final state, so keeping one every `every`
+    events costs little memory."""
 
     def __init__(self, events: Sequence[Event], every: int = 64) -> None:
         self.events = list(events)
         self.every = every
         self._checkpoints: list[SessionState] = []
         state = SessionState()
-        for i, event in enumerate(self.events):
-            if i % every == 0:
-                self._checkpoints.append(state)
-            state = advance(state, event)
+        # states hold no reference cycles: the cyclic collector, run every few hundred states,
+        # would rescan every event of a long trajectory each time (2 s of 2.4 s at 100k events);
+        # what is kept goes to the oldest generation at once (see `store._collector_paused`)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for i, event in enumerate(self.events):
+                if i % every == 0:
+                    self._checkpoints.append(state)
+                state = advance(state, event)
+        finally:
+            gc.freeze()
+            gc.unfreeze()
+            if enabled:
+                gc.enable()
         self.final = state
 
     def __len__(self) -> int:

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.timer import Timer
 
 from ledger_tui.engine.domain import Domain
@@ -56,7 +56,9 @@ class ReplayScreen(WorkbenchScreen):
         Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger", show=False),
     ]
 
-    cursor: reactive[int] = reactive(-1, init=False)
+    # the panes follow the cursor through `watch_cursor`; the screen itself draws nothing from it,
+    # so moving it must not repaint the whole screen (a reactive would, at every step)
+    cursor: var[int] = var(-1, init=False)
 
     def __init__(
         self,

@@ -56,6 +56,7 @@ class GateLog(DataTable[Text]):
         self._verdict_filter: Verdict | None = None
         self.title_text = "Gate log"
         self.border_title = self.title_text
+        self._drawn_title = ""
 
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
@@ -126,7 +127,8 @@ class GateLog(DataTable[Text]):
                     self._relist()
         if self.row_count:
             self._settle()
-            self.move_cursor(row=self.row_count - 1)
+            if self.cursor_row != self.row_count - 1 or added or gone:  # else it is there already
+                self.move_cursor(row=self.row_count - 1)
         else:
             self.post_message(DecisionHighlighted(None))
         self._update_title()
@@ -234,10 +236,14 @@ class GateLog(DataTable[Text]):
         head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
         long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts) + (f" · {reads} read" if reads else "")
         room = self.size.width - 4  # the corners and a space either side
-        self.title_text = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
-        self.border_title = Content(self.title_text)  # literal: "[BLOCK only]" is not markup
+        title = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
+        if title != self._drawn_title:  # a new border title repaints the whole table
+            self.title_text = self._drawn_title = title
+            self.border_title = Content(title)  # literal: "[BLOCK only]" is not markup
         earlier = self.earlier
-        self.border_subtitle = f"… {earlier:,} earlier (step back to list them)" if earlier else ""
+        subtitle = f"… {earlier:,} earlier (step back to list them)" if earlier else ""
+        if subtitle != (self.border_subtitle or ""):
+            self.border_subtitle = subtitle
 
 
 def row_class(d: GateDecision) -> str:

@@ -6,6 +6,7 @@ be remapped in one place.
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.reactive import reactive
@@ -27,6 +28,7 @@ class ReplayBar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.marks: dict[int, str] = {}
+        self._track: tuple[tuple[int, int, int, int], list[tuple[str, str]]] | None = None
 
     def render(self) -> Text:
         width = max(self.size.width, 40)
@@ -40,22 +42,36 @@ class ReplayBar(Widget):
         text.append(state)
         return text
 
+    def _marked(self, width: int) -> list[tuple[str, str]]:
+        """The track with the decisions marked, worked out once per width, length and marks (a
+        trajectory of 100,000 events has thousands of marks; the cursor moves far more often)."""
+        key = (width, self.total, id(self.marks), len(self.marks))
+        if self._track is None or self._track[0] != key:
+            cells = [("─", "")] * width
+            n = max(self.total - 1, 1)
+            for step, verdict in self.marks.items():
+                x = min(width - 1, round(step * (width - 1) / n))
+                cells[x] = ("┃", f"verdict-{verdict}")
+            self._track = (key, cells)
+        return list(self._track[1])
+
     def _slider(self, width: int) -> Text:
-        cells = [("─", "")] * width
+        cells = self._marked(width)
         n = max(self.total - 1, 1)
-        for step, verdict in self.marks.items():
-            x = min(width - 1, round(step * (width - 1) / n))
-            cells[x] = ("┃", f"verdict-{verdict}")
         x = min(width - 1, max(0, round(max(self.index, 0) * (width - 1) / n)))
         cells[x] = ("●", "cursor")
         text = Text()
+        styles: dict[str, Style] = {}
         for i, (char, kind) in enumerate(cells):
-            if kind == "cursor":
-                style = self.get_component_rich_style("replay-bar--cursor", partial=True)
-            elif kind:
-                style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
-            else:
-                style = self.get_component_rich_style("replay-bar--track", partial=True)
+            style = styles.get(kind)
+            if style is None:
+                if kind == "cursor":
+                    style = self.get_component_rich_style("replay-bar--cursor", partial=True)
+                elif kind:
+                    style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
+                else:
+                    style = self.get_component_rich_style("replay-bar--track", partial=True)
+                styles[kind] = style
             text.append("━" if not kind and i < x else char, style)
         return text
 
