@@ -2,9 +2,17 @@
 
 A domain's database is validated once per process (the *pristine* copy). A session's database is a
 shallow shell over it: each top-level collection of records (`flights`, `users`, `orders`, …)
-becomes a `CowRecords` mapping that hands out the shared pristine record while a *read* tool runs
-and a private deep copy of a record the first time anything else touches it. Inserting and deleting
-keys only changes the session's own key list.
+becomes a `CowRecords` mapping. `records[key]` hands out a private copy of a record the first time
+a write (or anything outside a read tool) asks for it, and that copy from then on; while a read
+tool runs, and through `look(records, key)` (a write's lookups of records it does not change: the
+flights an airline write prices, the product a retail exchange checks), it hands out the shared
+pristine record itself. Inserting and deleting keys only changes the session's own key list.
+
+A shared record cannot be changed by mistake: the first time it is handed out it is *frozen* in
+place (its models become read-only subclasses, its dicts and lists read-only subclasses of dict
+and list), so setting a field, assigning or appending to it raises `SharedRecordChanged` instead of
+changing every session's database. `thaw` (a fast deep copy) turns a frozen record into an
+ordinary private one; `copy.copy`, `copy.deepcopy` and `model_copy` of a frozen record do too.
 
 The digest is spliced from per-record canonical texts: pristine records' texts are computed once
 per process, touched records' texts for each digest. The result is byte-for-byte the text
@@ -26,55 +34,350 @@ from pydantic import BaseModel
 _SORTED = "\x00sorted keys"  # a key no record can have: where the shared cache keeps the key order
 
 
+# ----------------------------------------------------------------------------- shared records
+
+
+class SharedRecordChanged(TypeError):
+    """Code tried to change a record shared by every session (it must ask for a private copy)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what}: this record is shared by every session and cannot be changed here; "
+            "fetch it with records[key] (a private copy) to change it"
+        )
+
+
+def _refuse(name: str) -> Any:
+    def refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise SharedRecordChanged(f"{type(self).__name__}.{name}")
+
+    refuse.__name__ = name
+    return refuse
+
+
+class _FrozenDict(dict):  # type: ignore[type-arg]
+    """A dict inside a shared record: readable as any dict, never changed."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> dict:  # type: ignore[type-arg]
+        return thaw(self)
+
+    def __deepcopy__(self, memo: Any) -> dict:  # type: ignore[type-arg]
+        return thaw(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (dict, (dict(self),))
+
+
+class _FrozenList(list):  # type: ignore[type-arg]
+    """A list inside a shared record: readable as any list, never changed."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> list:  # type: ignore[type-arg]
+        return thaw(self)
+
+    def __deepcopy__(self, memo: Any) -> list:  # type: ignore[type-arg]
+        return thaw(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (list, (list(self),))
+
+
+for _name in ("__setitem__", "__delitem__", "__ior__", "clear", "pop", "popitem", "setdefault", "update"):
+    setattr(_FrozenDict, _name, _refuse(_name))
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "clear", "extend", "insert", "pop",
+              "remove", "reverse", "sort"):  # fmt: skip
+    setattr(_FrozenList, _name, _refuse(_name))
+del _name
+
+_FROZEN: dict[type, type] = {}  # model class -> its read-only subclass
+_THAWED: dict[type, type] = {}  # read-only subclass -> model class
+
+
+def _frozen_class(cls: type[BaseModel]) -> type[BaseModel]:
+    sub = _FROZEN.get(cls)
+    if sub is None:
+
+        def __setattr__(self: BaseModel, name: str, value: Any) -> None:
+            raise SharedRecordChanged(f"{cls.__name__}.{name}")
+
+        def __delattr__(self: BaseModel, name: str) -> None:
+            raise SharedRecordChanged(f"{cls.__name__}.{name}")
+
+        def __copy__(self: BaseModel) -> BaseModel:
+            return thaw(self)
+
+        def __deepcopy__(self: BaseModel, memo: Any = None) -> BaseModel:
+            return thaw(self)
+
+        namespace = {
+            "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "__setattr__": __setattr__, "__delattr__": __delattr__, "__copy__": __copy__, "__deepcopy__": __deepcopy__,
+        }  # fmt: skip
+        sub = type(cls)(cls.__name__, (cls,), namespace)
+        _FROZEN[cls] = sub
+        _THAWED[sub] = cls
+    return sub
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def freeze(value: Any) -> Any:
+    """Make a pristine record read-only in place (its models) and return it; dicts and lists are
+    returned as read-only copies for the caller to put in their place. Idempotent."""
+    t = type(value)
+    if t in _ATOMS or t in _THAWED or t is _FrozenDict or t is _FrozenList:
+        return value
+    if t is dict:
+        return _FrozenDict({k: freeze(v) for k, v in value.items()})
+    if t is list:
+        return _FrozenList([freeze(v) for v in value])
+    if isinstance(value, BaseModel):
+        fields = value.__dict__
+        for name, item in fields.items():
+            fields[name] = freeze(item)
+        if value.__pydantic_extra__:
+            for name, item in value.__pydantic_extra__.items():
+                value.__pydantic_extra__[name] = freeze(item)
+        object.__setattr__(value, "__class__", _frozen_class(t))
+    return value
+
+
+_COPIED: dict[type, type] = {}  # model class (or its read-only subclass) -> the class of its copies
+_set = object.__setattr__
+
+
+def thaw(value: Any) -> Any:
+    """A private deep copy of a record, shared or not, with ordinary (changeable) classes: what
+    `model_copy(deep=True)` gives, several times faster."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is dict or t is _FrozenDict:
+        return {k: (v if type(v) in _ATOMS else thaw(v)) for k, v in value.items()}
+    if t is list or t is _FrozenList:
+        return [v if type(v) in _ATOMS else thaw(v) for v in value]
+    cls = _COPIED.get(t)
+    if cls is None:
+        if not isinstance(value, BaseModel):
+            return copy.deepcopy(value)
+        cls = _COPIED[t] = _THAWED.get(t, t)
+    new = cls.__new__(cls)
+    _set(new, "__dict__", {k: (v if type(v) in _ATOMS else thaw(v)) for k, v in value.__dict__.items()})
+    _set(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+    extra = value.__pydantic_extra__
+    _set(new, "__pydantic_extra__", None if extra is None else thaw(extra))
+    private = value.__pydantic_private__
+    _set(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    return new
+
+
+def is_frozen(value: Any) -> bool:
+    return type(value) in _THAWED or type(value) is _FrozenDict or type(value) is _FrozenList
+
+
+def private(value: Any) -> Any:
+    """`value` if it is not shared, else a private copy of it (to put inside a private record)."""
+    return thaw(value) if is_frozen(value) else value
+
+
+def _shell(value: Any) -> Any:
+    """A private copy of one level of a shared value: its children stay shared (and frozen)."""
+    t = type(value)
+    if t is _FrozenDict:
+        return dict(value)
+    if t is _FrozenList:
+        return list(value)
+    cls = _THAWED[t]
+    new = cls.__new__(cls)
+    object.__setattr__(new, "__dict__", dict(value.__dict__))
+    object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+    extra = value.__pydantic_extra__
+    object.__setattr__(new, "__pydantic_extra__", None if extra is None else thaw(extra))
+    private = value.__pydantic_private__
+    object.__setattr__(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    return new
+
+
+def _complete(value: Any) -> None:
+    """Replace every shared part left inside a private value by a private copy, in place."""
+    if isinstance(value, BaseModel):
+        fields = value.__dict__
+    elif type(value) is dict:
+        fields = value
+    elif type(value) is list:
+        for i, item in enumerate(value):
+            if is_frozen(item):
+                value[i] = thaw(item)
+            elif type(item) not in _ATOMS:
+                _complete(item)
+        return
+    else:
+        return
+    for name, item in fields.items():
+        if is_frozen(item):
+            fields[name] = thaw(item)
+        elif type(item) not in _ATOMS:
+            _complete(item)
+
+
+def _child(node: Any, step: Any) -> Any:
+    return getattr(node, step) if isinstance(node, BaseModel) else node[step]
+
+
+def _set_child(node: Any, step: Any, value: Any) -> None:
+    if isinstance(node, BaseModel):
+        node.__dict__[step] = value
+    else:
+        node[step] = value
+
+
+# pristine collections whose records are frozen (by id; the dict is kept so the id stays its own)
+_FROZEN_BASES: dict[int, dict[str, Any]] = {}
+
+
 class CowRecords(MutableMapping[str, Any]):
-    __slots__ = ("_base", "_keys", "_own", "_texts", "_reading")
+    __slots__ = ("_base", "_added", "_removed", "_own", "_partial", "_texts", "_reading")
 
     def __init__(self, base: dict[str, BaseModel], texts: dict[str, str]) -> None:
+        if id(base) not in _FROZEN_BASES:
+            for record in base.values():
+                freeze(record)
+            _FROZEN_BASES[id(base)] = base  # kept alive: its id stays its own
         self._base = base
-        # the key set, in order; the pristine dict itself until a key is added or removed (copying
-        # thousands of keys for every session costs more than the rest of its set-up)
-        self._keys: dict[str, Any] = base
+        # the key set is the pristine one less `_removed`, then `_added` in order (copying thousands
+        # of keys, for a session or for a write that adds a record, costs more than the write)
+        self._added: dict[str, None] = {}
+        self._removed: set[str] = set()
         self._own: dict[str, Any] = {}
+        # keys of private records that still share parts with the pristine one (made by `edit`)
+        self._partial: set[str] = set()
         self._texts = texts  # shared: canonical text of each pristine record, filled lazily
         self._reading = False
 
-    def _own_keys(self) -> dict[str, Any]:
-        if self._keys is self._base:
-            self._keys = dict.fromkeys(self._base)
-        return self._keys
+    def _changed(self) -> bool:
+        """Were keys added or removed?"""
+        return bool(self._added or self._removed)
+
+    def _shared(self, key: str) -> Any:
+        """The pristine record (frozen)."""
+        return self._base[key]
 
     def __getitem__(self, key: str) -> Any:
         own = self._own.get(key)
         if own is not None:
+            if key in self._partial and not self._reading:
+                _complete(own)
+                self._partial.discard(key)
             return own
-        if key not in self._keys:
+        if key not in self:
             raise KeyError(key)
-        record = self._base[key]
         if self._reading:
-            return record
-        mine = self._own[key] = record.model_copy(deep=True)
+            return self._shared(key)
+        mine = self._own[key] = thaw(self._base[key])
         return mine
 
+    def look(self, key: str) -> Any:
+        """The record to look at, not to change: the session's own copy if it has one, else the
+        shared pristine record (read-only: changing it raises `SharedRecordChanged`)."""
+        own = self._own.get(key)
+        if own is not None:
+            return own
+        if key not in self:
+            raise KeyError(key)
+        return self._shared(key)
+
+    def edit(self, key: str, *path: Any, shallow: bool = False) -> Any:
+        """The part of a record at `path` (field names, keys, list indexes), private, to change:
+        copied whole, with only the levels above it copied on the way (a booking changes one
+        date of a flight without copying its other dates). With `shallow`, only that level is
+        copied: its own fields or items can be set, added or removed, while what they hold stays
+        shared and read-only (a certificate added to a user's payment methods copies none of
+        the others). The rest of the record stays shared until the whole record is asked for
+        (`records[key]`)."""
+        own = self._own.get(key)
+        if own is None:
+            if key not in self:
+                raise KeyError(key)
+            own = self._own[key] = _shell(self._shared(key))
+            self._partial.add(key)
+        elif key not in self._partial:
+            node = own
+            for step in path:
+                node = _child(node, step)
+            return node
+        node = own
+        last = len(path) - 1
+        for i, step in enumerate(path):
+            child = _child(node, step)
+            if is_frozen(child):
+                child = thaw(child) if i == last and not shallow else _shell(child)
+                _set_child(node, step, child)
+            elif i == last and not shallow:
+                _complete(child)
+            node = child
+        if not path and not shallow:
+            _complete(own)
+            self._partial.discard(key)
+        return node
+
+    def values(self) -> Any:
+        if not self._reading:
+            return super().values()
+        own, base = self._own, self._base
+        if not own and not self._changed():
+            return base.values()
+        return [own[k] if k in own else base[k] for k in self]
+
+    def items(self) -> Any:
+        if not self._reading:
+            return super().items()
+        own, base = self._own, self._base
+        if not own and not self._changed():
+            return base.items()
+        return [(k, own[k] if k in own else base[k]) for k in self]
+
     def __setitem__(self, key: str, value: Any) -> None:
-        if key not in self._keys:
-            self._own_keys()[key] = None
+        if key not in self:
+            self._added[key] = None  # a pristine key deleted before stays in `_removed`: it is last now
         self._own[key] = value
+        self._partial.discard(key)
 
     def __delitem__(self, key: str) -> None:
-        del self._own_keys()[key]
+        if key in self._added:
+            del self._added[key]
+        elif key in self._base and key not in self._removed:
+            self._removed.add(key)
+        else:
+            raise KeyError(key)
         self._own.pop(key, None)
+        self._partial.discard(key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
+        if not self._changed():
+            return iter(self._base)
+        return self._iter_changed()
+
+    def _iter_changed(self) -> Iterator[str]:
+        removed = self._removed
+        for key in self._base:
+            if key not in removed:
+                yield key
+        yield from list(self._added)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._base) - len(self._removed) + len(self._added)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._keys
+        if key in self._base:
+            return key not in self._removed or key in self._added
+        return key in self._added
 
     def __repr__(self) -> str:
-        return f"CowRecords({len(self._keys)} records, {len(self._own)} private)"
+        return f"CowRecords({len(self)} records, {len(self._own)} private)"
 
     def canonical(self) -> str:
         """Sorted-key JSON of the whole collection, as `json.dumps(..., sort_keys=True)` writes it.
@@ -82,12 +385,12 @@ class CowRecords(MutableMapping[str, Any]):
         Fragments (`"key": {…}`) of pristine records are cached in the shared `texts`, so a session
         that touched a few records pays only for those few plus one join."""
         texts = self._texts
-        if len(self._keys) == len(self._base) and all(k in self._base for k in self._own):
+        if not self._changed():
             keys = texts.get(_SORTED)
             if keys is None:
                 keys = texts[_SORTED] = sorted(self._base)  # type: ignore[assignment]
         else:
-            keys = sorted(self._keys)  # type: ignore[assignment]
+            keys = sorted(self)  # type: ignore[assignment]
         parts = []
         own = self._own
         for key in keys:  # type: ignore[union-attr]
@@ -102,7 +405,27 @@ class CowRecords(MutableMapping[str, Any]):
         return "{" + ", ".join(parts) + "}"
 
     def materialize(self) -> dict[str, Any]:
-        return {key: self._own.get(key) or self._base[key] for key in self._keys}
+        own = self._own
+        return {key: own[key] if key in own else self._base[key] for key in self}
+
+
+def edit(records: Any, key: str, *path: Any, shallow: bool = False) -> Any:
+    """`records[key]`, then down `path`, to change: with a copy-on-write collection only that part
+    (and the levels above it) is copied (see `CowRecords.edit`)."""
+    if isinstance(records, CowRecords):
+        return records.edit(key, *path, shallow=shallow)
+    node = records[key]
+    for step in path:
+        node = _child(node, step)
+    return node
+
+
+def look(records: Any, key: str) -> Any:
+    """`records[key]` for looking only: a write's lookup of a record it does not change shares the
+    pristine record instead of copying it (a plain dict just answers `records[key]`)."""
+    if isinstance(records, CowRecords):
+        return records.look(key)
+    return records[key]
 
 
 def canonical(value: Any) -> str:
@@ -258,7 +581,7 @@ def _plan(model: BaseModel) -> _Plan:
 def cow_digest(model: BaseModel) -> str:
     """SHA-256 of the canonical text, equal to `serialize.digest` of the same data."""
     cows = {n: v for n, v in model.__dict__.items() if isinstance(v, CowRecords)}
-    if any(len(c._keys) != len(c._base) or any(k not in c._base for k in c._own) for c in cows.values()):
+    if any(c._changed() for c in cows.values()):
         return hashlib.sha256(cow_canonical(model).encode()).hexdigest()  # keys added or removed
     plan = _plan(model)
     dirty: dict[int, bytes] = {}

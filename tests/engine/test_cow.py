@@ -65,3 +65,53 @@ def test_records_added_or_removed_in_one_session_stay_there():
     env.touched()
     assert env.digests()[0] == plain_digest(env.db) != other.digests()[0]
     assert Environment(domain).digests()[0] == other.digests()[0] == plain_digest(other.db)
+
+
+def test_keys_deleted_and_added_again_keep_the_order_a_dict_would():
+    domain = load_domain("retail")
+    env = Environment(domain)
+    orders = env.db.orders
+    mirror = dict.fromkeys(orders)
+    first, second, third = list(orders)[:3]
+    record = orders[third]
+    steps = [("del", first), ("set", "#W0000001"), ("del", second), ("set", first), ("del", "#W0000001"), ("set", second)]
+    for op, key in steps:
+        if op == "del":
+            del orders[key]
+            del mirror[key]
+        else:
+            orders[key] = record.model_copy(update={"order_id": key})
+            mirror[key] = None
+        assert list(orders) == list(mirror) and len(orders) == len(mirror)
+        assert all(k in orders for k in mirror) and ("#W0000001" in orders) == ("#W0000001" in mirror)
+    with pytest.raises(KeyError):
+        del orders["#W0000001"]
+    env.touched()
+    assert env.digests()[0] == plain_digest(env.db)
+    assert Environment(domain).digests()[0] == plain_digest(Environment(domain).db)
+
+
+def test_a_record_copied_in_part_is_whole_and_private_when_asked_for():
+    from ledger_tui.engine.cow import edit, is_frozen, look
+
+    domain = load_domain("airline")
+    env = Environment(domain)
+
+    def open_dates(number):
+        return [d for d, e in look(env.db.flights, number).dates.items() if hasattr(e, "available_seats")]
+
+    number = next(n for n in env.db.flights if len(open_dates(n)) > 1)
+    date, *others = open_dates(number)
+    seats = look(env.db.flights, number).dates[date].available_seats["economy"]
+    edit(env.db.flights, number, "dates", date).available_seats["economy"] -= 1
+    partial = look(env.db.flights, number)
+    assert partial.dates[date].available_seats["economy"] == seats - 1
+    assert all(is_frozen(partial.dates[d]) for d in others), "the other dates stay shared"
+    whole = env.db.flights[number]
+    assert whole is partial and not any(is_frozen(v) for v in whole.dates.values())
+    for d in others:
+        whole.dates[d].available_seats["economy"] = -5  # the whole record is private now
+    assert all(look(Environment(domain).db.flights, number).dates[d].available_seats["economy"] != -5 for d in others)
+    assert Environment(domain).db.flights[number].dates[date].available_seats["economy"] == seats
+    env.touched()
+    assert env.digests()[0] == plain_digest(env.db)
