@@ -22,7 +22,6 @@ nothing changes.
 
 from __future__ import annotations
 
-import copy
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, WithJsonSchema
@@ -46,6 +45,7 @@ from domains.airline.schema import (
     ReservationFlight,
     User,
 )
+from ledger_tui.engine.cow import edit, look, thaw
 from ledger_tui.engine.domain import MistypedArgument, Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
@@ -139,22 +139,30 @@ class CertificateArgs(Args):
 # ---------------------------------------------------------------------------- lookups
 
 
+# A write looks records up with `look` (shared, read-only) for its checks and takes a private copy
+# only of what it then changes (`edit`: a reservation's own fields, its payment history, one gift
+# card, one date of a flight).
+
+
 def _user(db: FlightDB, user_id: str) -> User:
+    """The user, to look at."""
     if user_id not in db.users:
         raise ToolError(f"User {user_id} not found")
-    return db.users[user_id]
+    return look(db.users, user_id)
 
 
 def _reservation(db: FlightDB, reservation_id: str) -> Reservation:
+    """The reservation, to look at."""
     if reservation_id not in db.reservations:
         raise ToolError(f"Reservation {reservation_id} not found")
-    return db.reservations[reservation_id]
+    return look(db.reservations, reservation_id)
 
 
 def _flight(db: FlightDB, flight_number: str) -> Flight:
+    """The flight, to look at."""
     if flight_number not in db.flights:
         raise ToolError(f"Flight {flight_number} not found")
-    return db.flights[flight_number]
+    return look(db.flights, flight_number)
 
 
 def _flight_date(db: FlightDB, flight_number: str, date: str) -> Any:
@@ -227,10 +235,11 @@ def _update_method(user: User, payment_id: str, total: Any) -> Any:
     return method
 
 
-def _charge(method: Any, total: Any) -> Payment | None:
-    """Debit a gift card by `total`; the history entry to append, none for a zero total."""
+def _charge(db: FlightDB, user_id: str, payment_id: str, method: Any, total: Any) -> Payment | None:
+    """Debit a gift card by `total` (the user's private copy of it); the history entry to append,
+    none for a zero total."""
     if method.source == "gift_card":
-        method.amount -= total
+        edit(db.users, user_id, "payment_methods", payment_id).amount -= total
     if total != 0:
         return Payment(payment_id=method.id, amount=total)
     return None
@@ -300,8 +309,8 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
         flight_type=args.flight_type,
         cabin=args.cabin,
         flights=[],
-        passengers=copy.deepcopy(passengers),
-        payment_history=copy.deepcopy(payments),
+        passengers=thaw(passengers),  # a deep copy
+        payment_history=thaw(payments),
         created_at=NOW,
         total_baggages=args.total_baggages,
         nonfree_baggages=args.nonfree_baggages,
@@ -309,7 +318,6 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
     )
     count = len(passengers)
     total = 0
-    entries: list[FlightDateAvailable] = []
     for info in flights:
         flight = _flight(db, info.flight_number)
         entry = _bookable(db, info, args.cabin, count)
@@ -323,7 +331,6 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
                 price=price,
             )
         )
-        entries.append(entry)
         total += price * count
     if args.insurance == "yes":
         total += INSURANCE_FEE * count
@@ -339,18 +346,20 @@ def book_reservation(db: FlightDB, args: BookArgs) -> Reservation:
     if paid != total:
         raise ToolError(f"Payment amount does not add up, total price is {total}, but paid {paid}")
 
+    methods = edit(db.users, args.user_id, "payment_methods", shallow=True)  # entries go, or change
     for pay in payments:
         # the same certificate listed twice is gone after its first entry: a bare KeyError, as in
         # the reference, with the earlier debits kept
-        method = user.payment_methods[pay.payment_id]
+        method = methods[pay.payment_id]
         if method.source == "gift_card":
-            method.amount -= pay.amount
+            edit(db.users, args.user_id, "payment_methods", pay.payment_id).amount -= pay.amount
         elif method.source == "certificate":
-            del user.payment_methods[pay.payment_id]
-    for entry in entries:
+            del methods[pay.payment_id]
+    for info in flights:  # each date entry checked above, now copied and changed
+        entry = edit(db.flights, info.flight_number, "dates", info.date)
         entry.available_seats[args.cabin] -= count  # type: ignore[index]
     db.reservations[reservation_id] = reservation
-    user.reservations.append(reservation_id)
+    edit(db.users, args.user_id, "reservations").append(reservation_id)
     return reservation
 
 
@@ -358,7 +367,8 @@ def cancel_reservation(db: FlightDB, args: ReservationIdArgs) -> Reservation:
     """Append a negated copy of every payment and mark the reservation cancelled (nothing else)."""
     res = _reservation(db, args.reservation_id)
     refunds = [Payment(payment_id=p.payment_id, amount=-p.amount) for p in res.payment_history]
-    res.payment_history.extend(refunds)
+    edit(db.reservations, args.reservation_id, "payment_history", shallow=True).extend(refunds)
+    res = edit(db.reservations, args.reservation_id, shallow=True)
     res.status = "cancelled"
     return res
 
@@ -373,9 +383,10 @@ def update_reservation_baggages(db: FlightDB, args: BaggageArgs) -> Reservation:
     for name in ("total_baggages", "nonfree_baggages"):
         if not _is_number(getattr(args, name)):
             raise MistypedArgument(name, "a valid integer")
-    payment = _charge(method, total)
+    payment = _charge(db, res.user_id, args.payment_id, method, total)
     if payment is not None:
-        res.payment_history.append(payment)
+        edit(db.reservations, args.reservation_id, "payment_history", shallow=True).append(payment)
+    res = edit(db.reservations, args.reservation_id, shallow=True)
     res.total_baggages = args.total_baggages
     res.nonfree_baggages = args.nonfree_baggages
     return res
@@ -418,10 +429,11 @@ def update_reservation_flights(db: FlightDB, args: FlightsArgs) -> Reservation:
     method = _update_method(user, args.payment_id, total)
     if not isinstance(args.cabin, str):  # reached only with no flights: nothing looked it up
         raise MistypedArgument("cabin", "a valid string")
-    payment = _charge(method, total)
+    payment = _charge(db, res.user_id, args.payment_id, method, total)
     if payment is not None:
-        res.payment_history.append(payment)
-    res.flights = new_flights
+        edit(db.reservations, args.reservation_id, "payment_history", shallow=True).append(payment)
+    res = edit(db.reservations, args.reservation_id, shallow=True)
+    res.flights = new_flights  # kept segments may be shared ones: read-only until copied in turn
     res.cabin = args.cabin  # type: ignore[assignment]  # stored raw, as the benchmark does
     return res
 
@@ -433,7 +445,8 @@ def update_reservation_passengers(db: FlightDB, args: PassengersArgs) -> Reserva
         raise ToolError("Number of passengers does not match")
     if not isinstance(passengers, list) or not all(isinstance(p, Passenger) for p in passengers):
         raise MistypedArgument("passengers", "a valid list of passengers")
-    res.passengers = copy.deepcopy(passengers)
+    res = edit(db.reservations, args.reservation_id, shallow=True)
+    res.passengers = thaw(passengers)
     return res
 
 
@@ -443,7 +456,8 @@ def send_certificate(db: FlightDB, args: CertificateArgs) -> str:
     user = _user(db, args.user_id)
     for cert_id in NEW_CERTIFICATE_IDS:
         if cert_id not in user.payment_methods:
-            user.payment_methods[cert_id] = Certificate(source="certificate", id=cert_id, amount=args.amount)
+            certificate = Certificate(source="certificate", id=cert_id, amount=args.amount)
+            edit(db.users, args.user_id, "payment_methods", shallow=True)[cert_id] = certificate
             return f"Certificate {cert_id} added to user {args.user_id} with amount {args.amount}."
     raise ToolError("Too many certificates")
 

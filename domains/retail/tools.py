@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
+from ledger_tui.engine.cow import edit, look
 from ledger_tui.engine.domain import Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
@@ -130,16 +131,26 @@ _REASONS = frozenset(CANCEL_REASONS)
 
 
 # ---------------------------------------------------------------- shared lookups
+# A write looks records up (`look`: shared, read-only) for its checks and takes a private copy only
+# of what it then changes (`edit`: an order's own fields, its payment history or items, one gift
+# card of a user).
 def _order(db: RetailDB, order_id: str) -> Order:
+    """The order, to look at."""
     if order_id not in db.orders:
         raise ToolError("Order not found")
-    return db.orders[order_id]
+    return look(db.orders, order_id)
 
 
 def _user(db: RetailDB, user_id: str) -> User:
+    """The user, to look at."""
     if user_id not in db.users:
         raise ToolError("User not found")
-    return db.users[user_id]
+    return look(db.users, user_id)
+
+
+def _gift_card(db: RetailDB, user_id: str, payment_method_id: str) -> GiftCard:
+    """The user's private copy of a gift card, to change its balance."""
+    return edit(db.users, user_id, "payment_methods", payment_method_id)
 
 
 def _payment_method(db: RetailDB, user_id: str, payment_method_id: str) -> Any:
@@ -150,9 +161,10 @@ def _payment_method(db: RetailDB, user_id: str, payment_method_id: str) -> Any:
 
 
 def _product(db: RetailDB, product_id: str) -> Product:
+    """The product, to look at."""
     if product_id not in db.products:
         raise ToolError("Product not found")
-    return db.products[product_id]
+    return look(db.products, product_id)
 
 
 def _variant(db: RetailDB, product_id: str, item_id: str) -> Variant:
@@ -244,10 +256,12 @@ def cancel_pending_order(db: RetailDB, args: CancelArgs) -> Order:
             OrderPayment(transaction_type="refund", amount=payment.amount, payment_method_id=payment.payment_method_id)
         )
         if isinstance(method, GiftCard):
-            method.balance = round(method.balance + payment.amount, 2)
+            card = _gift_card(db, order.user_id, payment.payment_method_id)
+            card.balance = round(card.balance + payment.amount, 2)
+    order = edit(db.orders, args.order_id, shallow=True)
     order.status = "cancelled"
     order.cancel_reason = args.reason  # type: ignore[assignment]
-    order.payment_history.extend(refunds)
+    edit(db.orders, args.order_id, "payment_history", shallow=True).extend(refunds)
     return order
 
 
@@ -255,13 +269,17 @@ def modify_pending_order_address(db: RetailDB, args: OrderAddressArgs) -> Order:
     order = _order(db, args.order_id)
     if "pending" not in order.status:
         raise ToolError("Non-pending order cannot be modified")
-    order.address = _address(args)
+    address = _address(args)
+    order = edit(db.orders, args.order_id, shallow=True)
+    order.address = address
     return order
 
 
 def modify_user_address(db: RetailDB, args: UserAddressArgs) -> User:
-    user = _user(db, args.user_id)
-    user.address = _address(args)
+    _user(db, args.user_id)
+    address = _address(args)
+    user = edit(db.users, args.user_id, shallow=True)
+    user.address = address
     return user
 
 
@@ -279,17 +297,20 @@ def modify_pending_order_payment(db: RetailDB, args: OrderPaymentArgs) -> Order:
     amount = paid.amount
     if isinstance(new_method, GiftCard) and new_method.balance < amount:
         raise ToolError("Insufficient gift card balance to pay for the order")
-    history.extend(
+    edit(db.orders, args.order_id, "payment_history", shallow=True).extend(
         [
             OrderPayment(transaction_type="payment", amount=amount, payment_method_id=args.payment_method_id),
             OrderPayment(transaction_type="refund", amount=amount, payment_method_id=paid.payment_method_id),
         ]
     )
+    order = edit(db.orders, args.order_id, shallow=True)
     if isinstance(new_method, GiftCard):
-        new_method.balance = round(new_method.balance - amount, 2)
+        card = _gift_card(db, order.user_id, args.payment_method_id)
+        card.balance = round(card.balance - amount, 2)
     old_method = _payment_method(db, order.user_id, paid.payment_method_id)
     if isinstance(old_method, GiftCard):
-        old_method.balance = round(old_method.balance + amount, 2)
+        card = _gift_card(db, order.user_id, paid.payment_method_id)
+        card.balance = round(card.balance + amount, 2)
     return order
 
 
@@ -326,7 +347,7 @@ def modify_pending_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
     method = _payment_method(db, order.user_id, args.payment_method_id)
     if isinstance(method, GiftCard) and method.balance < diff:
         raise ToolError("Insufficient gift card balance to pay for the new item")
-    order.payment_history.append(
+    edit(db.orders, args.order_id, "payment_history", shallow=True).append(
         OrderPayment(
             transaction_type="payment" if diff > 0 else "refund",
             amount=abs(diff),  # unrounded, as the reference stores it
@@ -334,7 +355,10 @@ def modify_pending_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
         )
     )
     if isinstance(method, GiftCard):
-        method.balance = round(method.balance - diff, 2)
+        card = _gift_card(db, order.user_id, args.payment_method_id)
+        card.balance = round(card.balance - diff, 2)
+    edit(db.orders, args.order_id, "items")  # private from here on: they change
+    order = edit(db.orders, args.order_id, shallow=True)
     for old_id, new_id in zip(args.item_ids, args.new_item_ids):
         item = _first_item(order, old_id)  # an item changed earlier in the list may match again
         item.item_id = new_id
@@ -358,6 +382,7 @@ def exchange_delivered_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
     method = _payment_method(db, order.user_id, args.payment_method_id)
     if isinstance(method, GiftCard) and method.balance < diff:
         raise ToolError("Insufficient gift card balance to pay for the price difference")
+    order = edit(db.orders, args.order_id, shallow=True)
     order.status = "exchange requested"
     order.exchange_items = sorted(args.item_ids)
     order.exchange_new_items = sorted(args.new_item_ids)
@@ -374,6 +399,7 @@ def return_delivered_order_items(db: RetailDB, args: ReturnArgs) -> Order:
     if not isinstance(method, GiftCard) and args.payment_method_id != order.payment_history[0].payment_method_id:
         raise ToolError("Payment method should be the original payment method")
     _check_counts(order, args.item_ids, lambda _: "Some item not found")
+    order = edit(db.orders, args.order_id, shallow=True)
     order.status = "return requested"
     order.return_items = sorted(args.item_ids)
     order.return_payment_method_id = args.payment_method_id

@@ -29,6 +29,7 @@ from domains.telehealth.schema import (
     TelemetryUpload,
 )
 from domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
+from ledger_tui.engine.cow import look
 from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError
 
@@ -133,10 +134,12 @@ class NoteArgs(Args):
 
 
 def _get(table: dict[str, Any], key: str, what: str) -> Any:
-    record = table.get(key)
-    if record is None:
-        raise ToolError(f"{what} {key} not found")
-    return record
+    """The record, to look at (shared, read-only in a session's database): a write takes a private
+    copy (`table[key]`) only of what it then changes."""
+    try:
+        return look(table, key)
+    except KeyError:
+        raise ToolError(f"{what} {key} not found") from None
 
 
 def _patient(db: TelehealthDB, patient_id: str) -> Patient:
@@ -301,9 +304,10 @@ def schedule_appointment(db: TelehealthDB, args: ScheduleArgs) -> Appointment:
         modality="video",
         created_at=NOW,
     )
+    provider = db.providers[args.provider_id]
     provider.available_slots = [s for s in provider.available_slots if s not in wanted]
     db.appointments[appointment.appointment_id] = appointment
-    patient.appointment_ids.append(appointment.appointment_id)
+    db.patients[args.patient_id].appointment_ids.append(appointment.appointment_id)
     return appointment
 
 
@@ -317,8 +321,10 @@ def reschedule_appointment(db: TelehealthDB, args: RescheduleArgs) -> Appointmen
     old = slots_for(appointment.start, appointment.duration_minutes)
     new = slots_for(args.new_start, appointment.duration_minutes)
     _take_slots(provider, new, keep=frozenset(old))
+    provider = db.providers[appointment.provider_id]
     _release(provider, old)
     provider.available_slots = [s for s in provider.available_slots if s not in new]
+    appointment = db.appointments[args.appointment_id]
     appointment.start = args.new_start
     return appointment
 
@@ -327,9 +333,10 @@ def cancel_appointment(db: TelehealthDB, args: AppointmentArgs) -> Appointment:
     appointment: Appointment = _get(db.appointments, args.appointment_id, "Appointment")
     if appointment.status != "scheduled":
         raise ToolError(f"Appointment {appointment.appointment_id} is {appointment.status}, not scheduled")
-    provider: Provider = _get(db.providers, appointment.provider_id, "Provider")
+    _get(db.providers, appointment.provider_id, "Provider")
+    appointment = db.appointments[args.appointment_id]
     appointment.status = "cancelled"
-    _release(provider, slots_for(appointment.start, appointment.duration_minutes))
+    _release(db.providers[appointment.provider_id], slots_for(appointment.start, appointment.duration_minutes))
     return appointment
 
 
@@ -340,6 +347,7 @@ def update_prescription_supplier(db: TelehealthDB, args: SupplierChangeArgs) -> 
         raise ToolError(f"Prescription {prescription.prescription_id} is {prescription.status}")
     if prescription.supplier_id == args.supplier_id:
         raise ToolError(f"Prescription {prescription.prescription_id} is already filled by {args.supplier_id}")
+    prescription = db.prescriptions[args.prescription_id]
     prescription.supplier_id = args.supplier_id
     return prescription
 
@@ -350,6 +358,7 @@ def update_medical_record_note(db: TelehealthDB, args: NoteArgs) -> MedicalRecor
     text = args.note.strip()
     if not text:
         raise ToolError("The note is empty")
+    record = db.records[args.record_id]
     record.notes.append(Note(written_at=NOW, author=NOTE_AUTHOR, text=text))
     return record
 
