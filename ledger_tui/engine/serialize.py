@@ -17,7 +17,10 @@ from pydantic import BaseModel
 
 def _convert(value: Any, inside_record: bool) -> Any:
     if isinstance(value, BaseModel):
-        return {k: _convert(v, True) for k, v in value.__dict__.items() if k in type(value).model_fields}
+        # a record whole, as τ²-bench's `to_json_str` dumps it: numbers stay numbers, dates and
+        # str-valued enums are written by `json.dumps(..., default=str)`; a value of another type
+        # than its field's (a bag count of 3.0) is written as it is, without pydantic's warning
+        return value.model_dump(warnings=False)
     if isinstance(value, dict):
         return {k: _convert(v, inside_record) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
