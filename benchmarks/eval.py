@@ -16,6 +16,9 @@
    share with start-up counted is printed beside it. Also printed: the harness's CPU per model call
    (this process and its workers, from the operating system's counters), and `--http default`
    measures the HTTP library's own transport instead of the lean one, for before/after figures.
+   The sessions are given the context window (as `--context-window` gives it) instead of asking
+   the server, whose every reply, a 404 for `/props` included, takes the model's latency here
+   (`--ask-window` to ask it: 0.4 s more per session of the first wave).
 2. Prompt tokens per task, baseline vs full LedgerAgent vs full with transcript compaction, on the
    same scripted sessions (each task's gold-agent turns replayed under each mode).
 
@@ -125,6 +128,13 @@ def _env_responder():
     return responder_for(os.environ["LEDGER_TUI_BENCH_DOMAIN"])
 
 
+# The window is given, as `--context-window` gives it: otherwise each eval first asks the server
+# (`/props`, then `/v1/models`), and the loopback server answers every request, even those 404s,
+# after the model's latency: 0.4 s more for every session of the first wave, which a real server
+# answers in milliseconds. `--ask-window` measures with the question asked.
+SESSION_OPTIONS: dict = {"context_window": 131_072}
+
+
 def _cpu() -> float:
     """CPU seconds of this process and of its children waited for (the workers of the evals done)."""
     import resource
@@ -149,7 +159,7 @@ def _run_throughput(domain, task, sessions, workers, waves, latency, model, call
         config = EvalConfig(
             domain=domain, tasks=[task], modes=["full"], trials=runs, out=tmp / f"timed-{sessions}-{workers}-{run}",
             agent_model=model, user_model=model, concurrency=sessions, workers=workers,
-            domain_source=functools.partial(load_domain, domain_name),
+            domain_source=functools.partial(load_domain, domain_name), session_options=dict(SESSION_OPTIONS),
         )
         ready: list[float] = []
         cpu = _cpu()
@@ -216,8 +226,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed evals per setting (the median is reported)")
     parser.add_argument("--domain", action="append", help="domain(s) for the throughput run (default: all four)")
     parser.add_argument("--http", choices=["lean", "default"], default="lean", help="the model clients' HTTP transport")
+    parser.add_argument("--ask-window", action="store_true", help="let the sessions ask the server its context window")
     parser.add_argument("--skip-tokens", action="store_true")
     args = parser.parse_args()
+    if args.ask_window:
+        SESSION_OPTIONS.clear()
     if args.http == "default":
         os.environ[HTTP_SETTING] = "default"  # read by this process and the workers it starts
     names = args.domain or ["airline", "retail", "telecom", "telehealth"]

@@ -241,6 +241,7 @@ class _Endpoint:
         # what the server said of itself: each model's context window, and how its /tokenize is
         # asked ("content" or "prompt"; False: it has none; None: not yet known)
         self.windows: dict[str, tuple[int, str] | None] = {}
+        self.asking: dict[str, asyncio.Future[Any]] = {}  # the question in flight, per model
         self.tokenize: str | bool | None = None
         self.transport: Any = None
         if os.environ.get(HTTP_SETTING, "") != "default":
@@ -452,7 +453,14 @@ class OpenAIModel:
         once per endpoint and model: every session and customer simulator of an eval shares it."""
         endpoint = self._join()
         if self.model not in endpoint.windows:
-            endpoint.windows[self.model] = await self._ask_window()
+            # sessions that start together wait for one question, not one each (256 sessions
+            # asked 512 times, each as long as the server takes)
+            asking = endpoint.asking.get(self.model)
+            if asking is None:
+                asking = endpoint.asking[self.model] = asyncio.ensure_future(self._ask_window())
+            found = await asyncio.shield(asking)
+            endpoint.windows.setdefault(self.model, found)
+            endpoint.asking.pop(self.model, None)
         return endpoint.windows[self.model]
 
     async def _ask_window(self) -> tuple[int, str] | None:

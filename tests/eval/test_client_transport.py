@@ -116,3 +116,14 @@ async def test_a_proxied_endpoint_keeps_the_http_librarys_own_transport(monkeypa
     assert _Endpoint("k", "http://model.example/v1", 5, 0).transport is None
     monkeypatch.setenv("NO_PROXY", "model.example")
     assert _Endpoint("k", "http://model.example/v1", 5, 0).transport is not None
+
+
+async def test_sessions_that_start_together_ask_the_server_its_window_once():
+    routes = {"/props": {"default_generation_settings": {"n_ctx": 4096}}}
+    with LoopbackServer(sequence([]), latency=0.05, routes=routes) as server:
+        models = [model(server.base_url) for _ in range(16)]
+        windows = await asyncio.gather(*(m.context_window() for m in models))
+        for m in models:
+            await m.aclose()
+    assert windows == [(4096, "llama.cpp /props")] * 16
+    assert server.hits == {"/props": 1}
