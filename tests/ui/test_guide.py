@@ -135,3 +135,19 @@ async def test_play_console_completes_shows_the_signature_and_refuses_a_misspelt
         await pilot.pause()
     events = read_trajectory(out).events
     assert not [e for e in events if isinstance(e, (ToolCallProposed, GateDecided))]
+
+
+async def test_f1_explains_every_marker_and_colour(tmp_path):
+    from pathlib import Path
+
+    from ledger_tui.ui.screens.help import HelpScreen
+
+    root = Path(__file__).resolve().parents[2]
+    app = make_app(trajectory=root / "sessions" / "airline-cancel-blocked.jsonl")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        for marker in ("[new]", "(new)", "[STALE]", "(said)", "REVISE · read", "BLOCK", "[REVISE · not run]", "what-if", "Ctrl+R"):
+            assert marker in text, marker

@@ -38,6 +38,10 @@ async def test_scripted_session_end_to_end_with_why_and_what_if(toy, tmp_path):
         await say(pilot, BLOCK_MESSAGES[0])
         assert screen.ledger.paths == ["identified.m1", "users.current", "loans.L2"]
         assert screen.ledger.shown("loans.L2").mark == "added"
+        # the latest read's path is [new]; what an earlier read of this turn added is (new)
+        assert not screen.ledger.shown("loans.L2").earlier and screen.ledger.shown("users.current").earlier
+        labels = {n.data.path: str(n.label) for n in screen.ledger._entries.values()}
+        assert labels["loans.L2"].startswith("L2 [new]") and labels["users.current"].startswith("current (new)")
         assert [c.proposed.call.name for c in screen.conversation.tool_calls] == ["find_member_by_email", "get_loan_details"]
         assert screen.gate_log.decisions == []
 

@@ -23,6 +23,25 @@ CONSOLE = [
     ("Tab", "complete a command, tool, argument name or an id seen in the session"),
 ]
 
+LEGEND = [
+    ("Ledger", ""),
+    ("[new] [changed] [re-read]", "what the latest tool result added, changed, or read again with the same value"),
+    ("(new) (changed) (re-read)", "the same, earlier in this turn (since the customer last spoke)"),
+    ("[STALE]", "a write or the customer changed it: read it again before relying on it (red, italic)"),
+    ("(said)", "what the customer said: unverified, shown apart, never evidence for the gate"),
+    ("Gate log", ""),
+    ("ALLOW", "green: every check passed; the call ran"),
+    ("REVISE", "yellow: a rule was broken; the call did not run and the model got feedback to try again"),
+    ("REVISE · read", "pale italic: only a read is missing; the feedback names the read to make"),
+    ("BLOCK", "red: refused; the call did not run"),
+    ("Conversation", ""),
+    ("[ok] [error]", "a tool call that ran, and whether the tool answered an error"),
+    ("[REVISE · not run]", "a call the gate stopped (▶ collapsed: Enter shows arguments and feedback)"),
+    ("Why screen", ""),
+    ("w, Ctrl+R", "what-if: change arguments or record fields and run the gate again; reset"),
+    ("Enter on a record", "replay: go to the step it was read at"),
+]
+
 PALETTE_NOTE = "Ctrl+P opens the command palette: open session, jump to step, filter the gate log, export the ledger."
 
 
@@ -76,4 +95,14 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text("\nConsole", style="bold"))
                 yield Static(console)
                 yield Static(Text(f"\nArguments: {USAGE}.", style="dim"))
+            legend = Table(box=None, show_header=False, expand=True)
+            legend.add_column(no_wrap=True)
+            legend.add_column()
+            for marker, meaning in LEGEND:
+                if meaning:
+                    legend.add_row(Text(marker), Text(meaning))
+                else:
+                    legend.add_row(Text(marker, style="bold underline"), Text(""))
+            yield Static(Text("\nMarkers and colours", style="bold"))
+            yield Static(legend)
             yield Static(Text(f"\n{self.note}", style="dim"))

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, ToolCallProposed, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, ToolCallProposed, ToolResult, UserMessage
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session
@@ -233,6 +233,8 @@ class PlayScreen(WorkbenchScreen):
             hint = self.query_one("#console-hint", Static)
             if self.welcome and str(hint.render()) == self.welcome:
                 hint.update("")  # the customer has spoken: the starters are no longer news
+        if isinstance(event, ToolResult):
+            self.ledger.age_marks()  # a new result: what the one before marked is now earlier in the turn
         if isinstance(event, LedgerUpdated):
             self.ledger.apply(event)
         elif isinstance(event, GateDecided):

@@ -1,15 +1,17 @@
 """The ledger as a tree: namespace → record → fields, updated in place as reads arrive.
 
 Nodes are found by path, so an update changes one node's label (and its field children) without
-rebuilding the tree: expansion and the cursor survive. What moved since the customer last spoke is
-marked (new, changed, refreshed); stale entries stay marked until they are read again. Colours come
+rebuilding the tree: expansion and the cursor survive. What the latest step added, changed or read
+again is marked `[new]`, `[changed]`, `[re-read]`; what moved earlier since the customer last
+spoke is marked quietly, `(new)`, `(changed)`, `(re-read)`; stale entries stay `[STALE]` until
+they are read again. Colours come
 from component classes styled in app.tcss, resolved at render time so themes apply.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from rich.style import Style
 from rich.text import Text
@@ -35,6 +37,7 @@ class Shown:
     origin: str = "observed"
     stale: bool = False
     mark: Change | None = None
+    earlier: bool = False  # the mark is from earlier in this turn, not from the latest step
 
 
 def split_path(path: str) -> tuple[str, str]:
@@ -58,6 +61,7 @@ class LedgerTree(Tree[Shown]):
         "ledger-tree--changed",
         "ledger-tree--refreshed",
         "ledger-tree--stale",
+        "ledger-tree--earlier",
         "ledger-tree--stated",
         "ledger-tree--value",
         "ledger-tree--group",
@@ -92,6 +96,14 @@ class LedgerTree(Tree[Shown]):
             return
         self._put(update.path, update.after, update.origin, stale=False, mark=update.change)
 
+    def age_marks(self) -> None:
+        """The latest step is over: its new/changed/re-read marks become "earlier in this turn"."""
+        for node in self._entries.values():
+            data = node.data
+            if data is not None and data.mark and not data.stale and not data.earlier:
+                data.earlier = True
+                self._relabel(node)
+
     def clear_marks(self) -> None:
         """Forget new/changed marks (the customer spoke again); stale marks stay until re-read."""
         for node in self._entries.values():
@@ -100,18 +112,21 @@ class LedgerTree(Tree[Shown]):
                 data.mark = None
                 self._relabel(node)
 
-    def sync(self, ledger: Ledger, marks: Mapping[str, Change] | None = None) -> None:
-        """Show exactly `ledger` (replay): add, relabel or remove only the nodes that differ."""
+    def sync(self, ledger: Ledger, marks: Mapping[str, Change] | None = None, current: Collection[str] | None = None) -> None:
+        """Show exactly `ledger` (replay): add, relabel or remove only the nodes that differ.
+        `marks` are the changes since the customer spoke; those of paths not in `current` (the
+        latest step's) are shown as earlier in the turn (all are current when it is None)."""
         marks = marks or {}
         for path in [p for p in self._entries if p not in ledger]:
             self._remove(path)
         for path, entry in ledger.items():
             mark = "stale" if entry.stale else marks.get(path)
+            earlier = bool(mark) and not entry.stale and current is not None and path not in current
             node = self._entries.get(path)
             data = None if node is None else node.data
-            if data is not None and data.text == entry.text and data.stale == entry.stale and data.mark == mark:
+            if data is not None and data.text == entry.text and data.stale == entry.stale and data.mark == mark and data.earlier == earlier:
                 continue
-            self._put(path, entry.value, entry.origin, stale=entry.stale, mark=mark, text=entry.text)
+            self._put(path, entry.value, entry.origin, stale=entry.stale, mark=mark, text=entry.text, earlier=earlier)
 
     def reset(self) -> None:
         self.clear()
@@ -133,7 +148,9 @@ class LedgerTree(Tree[Shown]):
             self._groups[name] = node
         return node
 
-    def _put(self, path: str, value: Any, origin: str, *, stale: bool, mark: Change | None, text: str | None = None) -> None:
+    def _put(
+        self, path: str, value: Any, origin: str, *, stale: bool, mark: Change | None, text: str | None = None, earlier: bool = False
+    ) -> None:
         text = compact(value) if text is None else text
         node = self._entries.get(path)
         if node is None:
@@ -145,7 +162,7 @@ class LedgerTree(Tree[Shown]):
         data = node.data
         assert data is not None
         changed_value = data.text != text
-        data.value, data.text, data.origin, data.stale, data.mark = value, text, origin, stale, mark
+        data.value, data.text, data.origin, data.stale, data.mark, data.earlier = value, text, origin, stale, mark, earlier
         if changed_value:
             self._set_fields(node, value)
         self._relabel(node)
@@ -197,7 +214,9 @@ class LedgerTree(Tree[Shown]):
         _, key = split_path(data.path)
         label = Text(shown(key))
         badge = "STALE" if data.stale else BADGE.get(data.mark or "", "")
-        if badge:  # before the value, so a narrow pane cuts the value, not the mark
+        if badge and data.earlier:  # earlier in this turn: quieter, in parentheses
+            label.append(f" ({badge})")
+        elif badge:  # before the value, so a narrow pane cuts the value, not the mark
             label.append(f" [{badge}]")
         if data.origin == "stated":
             label.append(" (said)")
@@ -218,6 +237,8 @@ class LedgerTree(Tree[Shown]):
         elif data.kind == "entry":
             if data.stale:
                 component = "ledger-tree--stale"
+            elif data.mark in ("added", "changed", "refreshed") and data.earlier:
+                component = "ledger-tree--earlier"
             elif data.mark in ("added", "changed", "refreshed"):
                 component = f"ledger-tree--{data.mark}"
             elif data.origin == "stated":
