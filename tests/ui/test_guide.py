@@ -148,6 +148,13 @@ async def test_f1_explains_every_marker_and_colour(tmp_path):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        import io
+
+        from rich.console import Console
+
+        console = Console(record=True, width=100, file=io.StringIO())
+        for w in app.screen.query(Static):
+            console.print(w.content)
+        text = console.export_text()
         for marker in ("[new]", "(new)", "[STALE]", "(said)", "REVISE · read", "BLOCK", "[REVISE · not run]", "what-if", "Ctrl+R"):
             assert marker in text, marker
