@@ -158,3 +158,22 @@ async def test_f1_explains_every_marker_and_colour(tmp_path):
         text = console.export_text()
         for marker in ("[new]", "(new)", "[STALE]", "(said)", "REVISE · read", "BLOCK", "[REVISE · not run]", "what-if", "Ctrl+R"):
             assert marker in text, marker
+
+
+async def test_a_notification_never_covers_the_scrubber_or_the_gate_detail():
+    from pathlib import Path
+
+    from textual.widgets._toast import Toast
+
+    from ledger_tui.ui.widgets import GateReason
+    from ledger_tui.ui.widgets.replay_bar import ReplayBar
+
+    root = Path(__file__).resolve().parents[2]
+    app = make_app(trajectory=root / "sessions" / "airline-cancel-blocked.jsonl")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("Gate log: only BLOCK. A long notice that wraps onto a second line of the toast.")
+        await pilot.pause(0.3)
+        [toast] = list(app.screen.walk_children(Toast))
+        for widget in (app.screen.query_one(ReplayBar), app.screen.query_one(GateReason)):
+            assert not toast.region.overlaps(widget.region), widget
