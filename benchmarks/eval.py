@@ -11,9 +11,9 @@
    One untimed session runs first, so per-process start-up costs are not counted per session; then
    `--repeat` timed evals (default 3) of `--waves` × N runs (default 1: every session at once), and
    their median share. With workers, each timed eval starts its own worker processes; their
-   start-up (interpreter, imports, the domain, the gold digests: about a second) is reported
-   apart, and the share is over the time from all workers ready to the last run recorded; the
-   share with start-up counted is printed beside it. Also printed: the harness's CPU per model call
+   start-up (interpreter, imports, the domain: about a second) is reported apart, and the share is
+   over the time from the first worker ready to the last run recorded (the other workers' start-up
+   after that counts as running); the share with start-up counted is printed beside it. Also printed: the harness's CPU per model call
    (this process and its workers, from the operating system's counters), and `--http default`
    measures the HTTP library's own transport instead of the lean one, for before/after figures.
    The sessions are given the context window (as `--context-window` gives it) instead of asking

@@ -358,7 +358,7 @@ async def run_eval(
     results.jsonl damaged before its last line, or a task whose initial state cannot be applied,
     stops it before anything is written. With more than one worker the runs go to worker processes
     (eval/workers.py) and this process stays the one writer of results.jsonl. `on_start` is called
-    once the runs start (with workers: once every worker is ready)."""
+    once the runs start (with workers: once the first worker is ready)."""
     previous = load_results(config.out)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]

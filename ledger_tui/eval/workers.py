@@ -413,7 +413,7 @@ async def run_sharded(
                 feed(worker)
             elif kind == "ready":
                 worker.ready = True
-                if not started and all(w.ready for w in pool):
+                if not started:  # the first worker ready starts its runs: from here the runs go
                     started = True
                     if on_start is not None:
                         on_start()
