@@ -89,6 +89,7 @@ def pane(view: ConversationView) -> tuple[list[tuple[str, str]], str]:
     """The pane as the operator sees it: every entry in order, and the "earlier events" line."""
     shown = []
     for widget in view.children:
+        assert widget.display or widget is view.children[0], "every widget of the pane is shown"
         if isinstance(widget, ToolCallItem):
             shown.append(("call", widget._heading().plain))
         elif "earlier" not in widget.classes:

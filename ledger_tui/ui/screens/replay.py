@@ -24,7 +24,7 @@ from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
-from ledger_tui.ui.widgets import ReplayBar
+from ledger_tui.ui.widgets import GateReason, ReplayBar
 from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
@@ -135,6 +135,8 @@ class ReplayScreen(WorkbenchScreen):
             self.conversation.sync(tail, total=len(state.conversation) + len(state.gate_log))
             self.ledger.sync(state.ledger, self._marks(state, index))
             self.gate_log.sync(state.gate_log)
+            # in this frame, not when the gate log's highlight message comes round
+            self.query_one(GateReason).show(self.gate_log.selected())
             self.status.show(state, index, len(self.timeline) - 1)
             self.query_one(ReplayBar).index = index
         return state

@@ -68,7 +68,12 @@ class ConversationView(VerticalScroll):
         self._log: list[Shown] = []
         self._first_pos = 0  # position of the first entry of `_log` among the events synced
         self._earlier_count = 0  # what the "earlier events" line says
-        self._pending: list[tuple[Widget, Widget | None]] = []  # built, to mount in one call
+        # built or reused since the last flush, to put in place in order: (widget, before, new)
+        self._pending: list[tuple[Widget, Widget | None, bool]] = []
+        # widgets taken out of the window during one call, hidden, to show the next entries of
+        # their kind: a jump rebinds them instead of mounting new ones (mounting is most of a
+        # jump's cost); those left over are removed before the call returns
+        self._spare: dict[type[Widget], list[Widget]] = {Static: [], ToolCallItem: []}
         self._calls: dict[str, ToolCallItem] = {}
         # who asked for each call, by id (replay: the whole trajectory's), for a refusal whose
         # call is not in the window
@@ -102,6 +107,7 @@ class ConversationView(VerticalScroll):
         self._flush()
         if len(self._log) > HIGH:
             self._trim(len(self._log) - LOW)
+            self._release()
             self._earlier.display = True
             self._earlier.update(Text("… earlier conversation not shown", style="dim"))
             self._earlier_count = -1
@@ -109,6 +115,10 @@ class ConversationView(VerticalScroll):
 
     def rewind_to(self, seq: int) -> None:
         """Undo everything shown after step `seq`."""
+        self._rewind(seq)
+        self._release()
+
+    def _rewind(self, seq: int) -> None:
         cut = self._cut(seq)
         if cut < len(self._log):
             self._drop(self._log[cut:])
@@ -139,7 +149,7 @@ class ConversationView(VerticalScroll):
                 self._trim(len(self._log))
                 new = LOW
             else:
-                self.rewind_to(last)
+                self._rewind(last)
                 if kept + new > HIGH:
                     self._trim(kept + new - LOW)
             if not self._log:
@@ -155,6 +165,7 @@ class ConversationView(VerticalScroll):
             if earlier and earlier != self._earlier_count:  # an update re-lays out the pane
                 self._earlier.update(Text(f"… {earlier} earlier events (step back to see them)", style="dim"))
             self._earlier_count = earlier
+            self._release()
         self.scroll_end(animate=False, immediate=False)
 
     def reset(self) -> None:
@@ -173,8 +184,9 @@ class ConversationView(VerticalScroll):
                 entry.target, entry.undo, entry.applied = None, _nothing, False
 
     def _drop(self, entries: list[Shown]) -> set[Widget]:
-        """Take back these entries: their widgets are removed in one call, and a result or a
-        decision is undone only if its call item stays. Returns the widgets removed."""
+        """Take back these entries: their widgets are hidden and kept to be reused (beyond
+        `HIGH` spares, removed in one call), and a result or a decision is undone only if its call
+        item stays. Returns the widgets taken out."""
         widgets = [entry.widget for entry in entries if entry.widget is not None]
         going = set(widgets)
         for entry in reversed(entries):
@@ -186,9 +198,25 @@ class ConversationView(VerticalScroll):
                 call_id = entry.widget.proposed.call.id
                 if self._calls.get(call_id) is entry.widget:
                     del self._calls[call_id]
-        if widgets:
-            self.remove_children(widgets)
+        extra: list[Widget] = []
+        for widget in widgets:
+            spare = self._spare.get(type(widget))
+            if spare is None or widget.parent is not self:
+                extra.append(widget)
+            else:
+                widget.display = False
+                spare.append(widget)
+        if extra:
+            self.remove_children(extra)
         return going
+
+    def _release(self) -> None:
+        """Remove the spares no entry took: the pane holds only the window's widgets."""
+        left = [w for spare in self._spare.values() for w in spare]
+        for spare in self._spare.values():
+            spare.clear()
+        if left:
+            self.remove_children(left)
 
     def _prepend(self, events: list[Event]) -> None:
         """Mount older entries before the first one shown, in order; a result or a decision already
@@ -205,25 +233,54 @@ class ConversationView(VerticalScroll):
         self._log = entries + self._log
 
     def _flush(self) -> None:
-        """Mount the widgets built since the last flush, one call per insertion point."""
+        """Put the widgets built or reused since the last flush in place, in order: each run of
+        new ones mounted in one call, each reused one moved and shown."""
         pending, self._pending = self._pending, []
-        while pending:
-            before = pending[0][1]
-            run = [w for w, b in pending if b is before]
-            pending = [(w, b) for w, b in pending if b is not before]
+        run: list[Widget] = []
+        run_before: Widget | None = None
+
+        def mount_run() -> None:
+            if run:
+                if run_before is not None and run_before.parent is self:
+                    self.mount_all(run, before=run_before)
+                else:
+                    self.mount_all(run)
+                run.clear()
+
+        for widget, before, new in pending:
+            if new:
+                if run and before is not run_before:
+                    mount_run()
+                run_before = before
+                run.append(widget)
+                continue
+            mount_run()
             if before is not None and before.parent is self:
-                self.mount_all(run, before=before)
-            else:
-                self.mount_all(run)
+                if before is not widget:
+                    self.move_child(widget, before=before)
+            elif self.children[-1] is not widget:
+                self.move_child(widget, after=self.children[-1])
+            widget.display = True
+        mount_run()
+
+    def _reuse(self, kind: type[Widget]) -> Widget | None:
+        spare = self._spare[kind]
+        return spare.pop() if spare else None
 
     # ------------------------------------------------------------------ one event each
-    def _mount(self, widget: Widget, before: Widget | None) -> None:
-        self._pending.append((widget, before))
+    def _mount(self, widget: Widget, before: Widget | None, new: bool = True) -> None:
+        self._pending.append((widget, before, new))
 
     def _line(self, event: Event, text: Text, classes: str, before: Widget | None) -> Shown:
-        widget = Static(text, classes=f"line {classes}")
-        self._mount(widget, before)
-        return Shown(event.seq, widget.remove, widget, event)
+        widget = self._reuse(Static)
+        if widget is None:
+            widget = Static(text, classes=f"line {classes}")
+            self._mount(widget, before)
+        else:
+            widget.update(text)
+            widget.set_classes(f"line {classes}")
+            self._mount(widget, before, new=False)
+        return Shown(event.seq, _nothing, widget, event)
 
     def _refuser(self, refusal: Refusal) -> str:
         """Who is refused: the gate turning down the operator's own /call is not the agent refusing."""
@@ -242,15 +299,16 @@ class ConversationView(VerticalScroll):
             who = "agent (operator)  " if event.author == "operator" else "agent  "  # /say in play
             return self._line(event, Text.assemble((who, "bold"), shown(event.text)), "agent", before)
         if isinstance(event, ToolCallProposed):
-            item = ToolCallItem(event)
+            item = self._reuse(ToolCallItem)
+            if item is None:
+                item = ToolCallItem(event)
+                self._mount(item, before)
+            else:
+                assert isinstance(item, ToolCallItem)
+                item.rebind(event)
+                self._mount(item, before, new=False)
             self._calls[event.call.id] = item
-            self._mount(item, before)
-
-            def undo_call() -> None:
-                self._calls.pop(event.call.id, None)
-                item.remove()
-
-            return Shown(event.seq, undo_call, item, event)
+            return Shown(event.seq, _nothing, item, event)
         if isinstance(event, GateDecided):
             target = self._calls.get(event.decision.call.id)
             if target is None:

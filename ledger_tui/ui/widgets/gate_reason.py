@@ -17,7 +17,12 @@ class GateReason(Static):
     """`show(decided)`: the verdict and what kind of stop it is (violation or needs a read), the
     failed checks and the reason, wrapped to a few lines."""
 
+    _shown: GateDecided | None = None
+
     def show(self, decided: GateDecided | None) -> None:
+        if decided is self._shown and self.display == (decided is not None):
+            return  # already shown: an update would lay the screen out again
+        self._shown = decided
         for name in ROW_CLASSES:
             self.remove_class(f"-{name}")
         if decided is None:

@@ -39,6 +39,21 @@ class ToolCallItem(Collapsible):
             classes=f"tool-call -{proposed.kind} -collapsed",  # as mounting would set it: no restyle then
         )
 
+    def rebind(self, proposed: ToolCallProposed) -> None:
+        """Show another call (closed, with no verdict or result yet): the conversation reuses items
+        instead of mounting new ones."""
+        self.set_decision(None)
+        self.set_result(None)
+        if proposed.kind != self.proposed.kind:
+            self.remove_class(f"-{self.proposed.kind}")
+            self.add_class(f"-{proposed.kind}")
+        self.proposed = proposed
+        self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
+        self.collapsed = True
+        if self._detail is not None:
+            self._detail.update(self._detail_text())
+        self.title = self._heading()  # type: ignore[assignment]
+
     def compose(self) -> ComposeResult:
         yield self._title
         if not self.collapsed:
