@@ -514,12 +514,22 @@ def eval_command(
             f"Every run stopped on a model failure ({failed[0].error.rstrip('.')}); "
             f"nothing was graded. Fix the endpoint or model; {redo}."
         )
+    from ledger_tui.eval import paper
+
     summaries = summarize(results)
     for line in table(summaries, wide):
         say(line)
     say("")
     for line in plot(summaries):
         say(line)
+    rows = paper.rows(results, {d.name: paper.write_task_ids(d, all_tasks)})
+    costs = paper.overheads(results)
+    say("")
+    for line in paper.table(rows, costs, compact):
+        say(line)
+    for s in summaries:  # summary.json: each mode's entry also holds its rows of the paper's table
+        s.paper = [r.to_json() for r in rows if r.mode == s.mode]
+        s.token_overhead = next((c.to_json() for c in costs if c.mode == s.mode), None)
     (out / "summary.json").write_text(
         json.dumps([s.__dict__ for s in summaries], indent=2, default=str) + "\n", encoding="utf-8"
     )

@@ -544,6 +544,8 @@ class Report:
     source: str  # "eval" (results.jsonl) or "trajectories" (import-tau2, or trajectories alone)
     runs: list[RunReport]
     warnings: list[str] = field(default_factory=list)
+    paper: list[Any] = field(default_factory=list)  # the paper's table (eval/paper.py)
+    costs: list[Any] = field(default_factory=list)  # token overhead against baseline (eval folders)
 
     @property
     def failed(self) -> list[RunReport]:
@@ -565,6 +567,8 @@ class Report:
             "counts": [c.to_json() for c in self.counts()],
             "tasks": [t.to_json() for t in self.tasks()],
             "failed_runs": [r.to_json() for r in self.failed],
+            "paper": [r.to_json() for r in self.paper],
+            "token_overhead": [c.to_json() for c in self.costs],
             "warnings": self.warnings,
         }
 
@@ -748,7 +752,29 @@ def build_report(folder: Path | str, tasks_file: Path | str | None = None) -> Re
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         where = tasks_file if tasks_file is not None else "the task file used"
         warnings.append(f"{len(unknown)} task id(s) of failed runs are not in {where} ({shown}); pass the tasks they were run on with --tasks FILE.")
-    return Report(folder, source, runs, warnings)
+    report = Report(folder, source, runs, warnings)
+    report.paper, report.costs = _paper(folder, source, runs, tasks)
+    return report
+
+
+def _paper(folder: Path, source: str, runs: list[RunReport], tasks: _Tasks) -> tuple[list[Any], list[Any]]:
+    """The paper's table over the runs (tasks with a write told from their gold actions) and, for
+    an eval folder, each mode's token overhead against baseline."""
+    from ledger_tui.eval import paper
+
+    domains: dict[str, Domain | None] = {}
+    writes: dict[str, set[str]] = {}
+    for r in runs:
+        domain = _domain(r.domain, domains, [])
+        task = tasks.get(r.domain, domain, r.task_id, own_tasks=source == "eval")
+        if domain is not None and task is not None and paper.write_task_ids(domain, [task]):
+            writes.setdefault(r.domain, set()).add(r.task_id)
+    costs: list[Any] = []
+    if source == "eval":
+        from ledger_tui.eval.runner import read_results_file
+
+        costs = paper.overheads(read_results_file(folder)[0])
+    return paper.rows(runs, writes), costs
 
 
 # ----------------------------------------------------------------------------- presentation
@@ -856,6 +882,11 @@ def report_lines(report: Report, wide: bool = False) -> list[str]:
     against = ", what changed against baseline" if "baseline" in modes and len(modes) > 1 else ""
     lines += ["", f"per task: passes by mode{against}; failed modes' classes"]
     lines += task_lines(tasks, wide)
+    from ledger_tui.eval import paper
+
+    table = paper.table(report.paper, report.costs)
+    if table:
+        lines += ["", *table]
     return lines
 
 

@@ -19,6 +19,8 @@ class ModeSummary:
     pass_k: dict[int, float]
     average_reward: float
     per_run: dict[str, float] = field(default_factory=dict)
+    paper: list[dict] = field(default_factory=list)  # this mode's rows of the paper's table (paper.py)
+    token_overhead: dict | None = None  # against baseline, over the runs finished in both
 
 
 def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
