@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger_tui.engine.cow import edit, look
+from ledger_tui.engine.cow import edit, first_match_index, look
 from ledger_tui.engine.domain import Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 
@@ -198,6 +198,13 @@ def _address(args: OrderAddressArgs | UserAddressArgs) -> UserAddress:
 
 # ---------------------------------------------------------------- reads
 def find_user_id_by_email(db: RetailDB, args: EmailArgs) -> str:
+    """The first user, in the database's order, whose email matches (case-insensitive)."""
+    index = first_match_index(db.users, "email", lambda user: user.email.lower())
+    if index is not None and isinstance(args.email, str):  # the answer the scan below would give
+        found = index.get(args.email.lower())
+        if found is None:
+            raise ToolError("User not found")
+        return found
     for user_id, user in db.users.items():
         if user.email.lower() == args.email.lower():
             return user_id
@@ -207,6 +214,14 @@ def find_user_id_by_email(db: RetailDB, args: EmailArgs) -> str:
 def find_user_id_by_name_zip(db: RetailDB, args: NameZipArgs) -> str:
     """Compared per user, first name, then last name, then zip: a mistyped last name fails only
     once some first name matches, a mistyped zip never matches."""
+    index = first_match_index(
+        db.users, "name_zip", lambda u: (u.name.first_name.lower(), u.name.last_name.lower(), u.address.zip)
+    )
+    if index is not None and all(isinstance(v, str) for v in (args.first_name, args.last_name, args.zip)):
+        found = index.get((args.first_name.lower(), args.last_name.lower(), args.zip))
+        if found is None:
+            raise ToolError("User not found")
+        return found
     for user_id, user in db.users.items():
         if (
             user.name.first_name.lower() == args.first_name.lower()

@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, MutableMapping
 
@@ -509,17 +508,41 @@ def _dump_value(model: BaseModel, name: str) -> Any:
     return value
 
 
-@contextmanager
-def reading(model: Any) -> Iterator[None]:
+class reading:
     """While a read tool runs, hand out shared pristine records instead of private copies."""
-    collections = [v for v in getattr(model, "__dict__", {}).values() if isinstance(v, CowRecords)]
-    for c in collections:
-        c._reading = True
-    try:
-        yield
-    finally:
-        for c in collections:
+
+    __slots__ = ("_collections",)
+
+    def __init__(self, model: Any) -> None:
+        self._collections = [v for v in getattr(model, "__dict__", {}).values() if type(v) is CowRecords]
+
+    def __enter__(self) -> None:
+        for c in self._collections:
+            c._reading = True
+
+    def __exit__(self, *exc: object) -> None:
+        for c in self._collections:
             c._reading = False
+
+
+_INDEXES: dict[tuple[int, str], dict[Any, str]] = {}
+
+
+def first_match_index(records: Any, name: str, key_of: Any) -> dict[Any, str] | None:
+    """`{key_of(record): key of the first such record}` over a collection's shared records, built
+    once per process, for a lookup that would otherwise scan them all (a user by email); None when
+    it cannot answer for this collection (a plain dict, or a session that changed, added or removed
+    any of its records: scan then)."""
+    if type(records) is not CowRecords or records._own or records._changed():
+        return None
+    base = records._base
+    index = _INDEXES.get((id(base), name))
+    if index is None:
+        index = {}
+        for key, record in base.items():
+            index.setdefault(key_of(record), key)
+        _INDEXES[(id(base), name)] = index
+    return index
 
 
 # ----------------------------------------------------------------------------- digests

@@ -24,14 +24,26 @@ def refused(tool: Tool, problems: list[str]) -> Outcome:
     return Outcome(f"Error: invalid arguments for {tool.name}: " + "; ".join(problems), True, tool=tool)
 
 
+_SIGNATURES: dict[type, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _signature(args: type) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(every argument, the required ones in order) of an argument model, read once."""
+    found = _SIGNATURES.get(args)
+    if found is None:
+        fields = args.model_fields  # type: ignore[attr-defined]
+        found = _SIGNATURES[args] = (frozenset(fields), tuple(n for n, info in fields.items() if info.is_required()))
+    return found
+
+
 def call_problem(tool: Tool, arguments: dict[str, Any], toolkit: str) -> str | None:
     """What Python says when τ²-bench calls the tool's method with these keyword arguments: an
     argument it does not take (named first, as Python does), else the required ones left out."""
-    fields = tool.args.model_fields
+    names, required = _signature(tool.args)
     for name in arguments:
-        if name not in fields:
+        if name not in names:
             return f"{toolkit}.{tool.name}() got an unexpected keyword argument '{name}'"
-    missing = [f"'{name}'" for name, info in fields.items() if info.is_required() and name not in arguments]
+    missing = [f"'{name}'" for name in required if name not in arguments]
     if not missing:
         return None
     if len(missing) == 1:
@@ -69,7 +81,9 @@ def validated(tool: Tool, arguments: dict[str, Any]) -> Any:
 class Outcome:
     content: str
     error: bool
-    value: Any = None  # the raw return of a successful call (for the ledger's path map)
+    # the raw return of a successful call, for the ledger's path map: records may be the session's
+    # own or shared read-only ones, so take `jsonable(value)` before the next call changes them
+    value: Any = None
     tool: Tool | None = None
 
 
@@ -81,10 +95,14 @@ class Environment:
             domain.sync(self.db)
         # memo of the digests, dropped by any call that may change state
         self._digests: tuple[str, str | None] | None = None
+        self._tools: dict[tuple[str, str], Tool | None] = {}
 
     def execute(self, call: ToolCall) -> Outcome:
         requestor = "user" if call.requestor == "user" else "assistant"
-        tool = self.domain.tool(call.name, requestor)
+        try:
+            tool = self._tools[(call.name, requestor)]
+        except KeyError:
+            tool = self._tools[(call.name, requestor)] = self.domain.tool(call.name, requestor)
         if tool is None:
             if requestor == "user" and not self.domain.user_tools:
                 return Outcome("Error: user tools are not available in this domain", True)
@@ -106,8 +124,9 @@ class Environment:
             if tool.kind == "read":
                 with reading(self.db):
                     value = tool.run(self.db, args)
-                    text = tool_text(value)  # serialised before shared records leave the read
-                    value = jsonable(value)
+                    text = tool_text(value)
+                    if self.domain.sync is not None:  # the sync step after the call may change it
+                        value = jsonable(value)
                 return self._finish(text, value, tool)
             value = tool.run(self.db, args)
         except MistypedArgument as exc:
