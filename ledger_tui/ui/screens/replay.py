@@ -24,7 +24,7 @@ from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
-from ledger_tui.ui.widgets import GateReason, ReplayBar
+from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
 from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
@@ -158,37 +158,71 @@ class ReplayScreen(WorkbenchScreen):
         self.cursor += delta
 
     def action_jump_to(self, index: int) -> None:
+        if self._pane_takes_home_end(end=False):
+            return
         self.cursor = index
+
+    def _pane_takes_home_end(self, end: bool) -> bool:
+        """Home/End in a focused ledger tree move the tree's cursor, not the replay's (the gate log
+        lists decisions up to the cursor, so there they stay the first and last step)."""
+        focused = self.focused
+        if isinstance(focused, LedgerTree):
+            focused.cursor_line = focused.last_line if end else 0
+            focused.scroll_to_line(focused.cursor_line)
+            return True
+        return False
 
     def jump_to(self, index: int) -> None:
         """Palette intent: move the cursor to step `index` (clamped)."""
         self.cursor = index
 
     def action_last(self) -> None:
+        if self._pane_takes_home_end(end=True):
+            return
         self.cursor = len(self.timeline) - 1
+
+    def _decision_steps(self) -> list[int] | None:
+        """The steps of the decisions the gate log shows (its verdict filter applies); None, with
+        a notice saying why, when there is none."""
+        wanted = self.gate_log.verdict_filter
+        if wanted is None:
+            steps = self.decision_steps
+        else:
+            events = self.timeline.events
+            steps = [i for i in self.decision_steps if events[i].decision.verdict == wanted]  # type: ignore[union-attr]
+        if not steps:
+            if not self.decision_steps:
+                self.notify("This trajectory has no gate decision.")
+            else:
+                self.notify(
+                    f"No {wanted.value} decision in this trajectory; the gate log shows only {wanted.value} "  # type: ignore[union-attr]
+                    "(Ctrl+P, \"Filter gate log: show all\", lists every decision)."
+                )
+            return None
+        return steps
 
     def action_next_decision(self) -> None:
         """The next gate decision; past the last one (a replay opens at the end), the first."""
-        if not self.decision_steps:
-            self.notify("This trajectory has no gate decision.")
+        steps = self._decision_steps()
+        if steps is None:
             return
-        later = bisect_right(self.decision_steps, self.cursor)
-        if later < len(self.decision_steps):
-            self.cursor = self.decision_steps[later]
+        later = bisect_right(steps, self.cursor)
+        if later < len(steps):
+            self.cursor = steps[later]
         else:
-            self.cursor = self.decision_steps[0]
+            self.cursor = steps[0]
             self.notify("Wrapped around to the first gate decision.")
 
     def action_previous_decision(self) -> None:
         """The previous gate decision; before the first one, the last."""
-        if not self.decision_steps:
-            self.notify("This trajectory has no gate decision.")
+        steps = self._decision_steps()
+        if steps is None:
             return
-        earlier = bisect_left(self.decision_steps, self.cursor)
+        earlier = bisect_left(steps, self.cursor)
         if earlier:
-            self.cursor = self.decision_steps[earlier - 1]
+            self.cursor = steps[earlier - 1]
         else:
-            self.cursor = self.decision_steps[-1]
+            self.cursor = steps[-1]
             self.notify("Wrapped around to the last gate decision.")
 
     @property

@@ -242,6 +242,8 @@ class GateLog(DataTable[Text]):
             self.border_title = Content(title)  # literal: "[BLOCK only]" is not markup
         earlier = self.earlier
         subtitle = f"… {earlier:,} earlier (step back to list them)" if earlier else ""
+        if self._verdict_filter is not None and not self._passing():  # an empty list says why
+            subtitle = f"no {self._verdict_filter.value} decision here · Ctrl+P: show all"
         if subtitle != (self.border_subtitle or ""):
             self.border_subtitle = subtitle
 

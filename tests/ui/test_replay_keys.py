@@ -1,0 +1,61 @@
+"""Replay keys respect what the operator is looking at: n/p follow the gate log's filter, a
+filtered-empty log says so, and Home/End in a focused pane move that pane's cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.ui.app import make_app
+from ledger_tui.ui.widgets import GateLog, LedgerTree
+
+ROOT = Path(__file__).resolve().parents[2]
+REVISE_THEN_ALLOW = ROOT / "sessions" / "retail-refund-revise-then-allow.jsonl"
+
+
+async def test_n_and_p_skip_decisions_the_filter_hides_and_say_so_when_none_is_left():
+    app = make_app(trajectory=REVISE_THEN_ALLOW)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        replay = app.screen
+        events = replay.timeline.events
+        verdicts = {events[i].decision.verdict for i in replay.decision_steps}
+        assert Verdict.REVISE in verdicts and Verdict.ALLOW in verdicts and Verdict.BLOCK not in verdicts
+        replay.filter_gate_log(Verdict.REVISE)
+        await pilot.pause()
+        replay.jump_to(0)
+        await pilot.pause()
+        for _ in range(3):
+            await pilot.press("n")
+            await pilot.pause()
+            event = events[replay.cursor_index]
+            assert isinstance(event, GateDecided) and event.decision.verdict == Verdict.REVISE
+        replay.filter_gate_log(Verdict.BLOCK)
+        await pilot.pause()
+        at = replay.cursor_index
+        await pilot.press("n")
+        await pilot.pause()
+        assert replay.cursor_index == at  # nothing to go to: the cursor stays
+        assert any("No BLOCK decision in this trajectory" in str(n.message) for n in app._notifications)
+        log = replay.query_one(GateLog)
+        assert log.row_count == 0 and "no BLOCK decision here" in str(log.border_subtitle)
+
+
+async def test_home_and_end_in_a_focused_pane_move_its_cursor_not_the_replay():
+    app = make_app(trajectory=REVISE_THEN_ALLOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        replay = app.screen
+        last = len(replay.timeline) - 1
+        assert replay.cursor_index == last
+        tree = replay.query_one(LedgerTree)
+        tree.focus()
+        tree.cursor_line = 2
+        await pilot.press("home")
+        await pilot.pause()
+        assert tree.cursor_line == 0 and replay.cursor_index == last
+        await pilot.press("end")
+        await pilot.pause()
+        assert tree.cursor_line == tree.last_line and replay.cursor_index == last
+        replay.query_one("#conversation").focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert replay.cursor_index == 0  # elsewhere, Home is the first step
