@@ -59,3 +59,20 @@ async def test_home_and_end_in_a_focused_pane_move_its_cursor_not_the_replay():
         await pilot.press("home")
         await pilot.pause()
         assert replay.cursor_index == 0  # elsewhere, Home is the first step
+
+
+async def test_replay_marks_the_latest_results_paths_apart_from_earlier_in_the_turn():
+    from ledger_tui.engine.events import LedgerUpdated
+
+    blocked = ROOT / "sessions" / "airline-cancel-blocked.jsonl"
+    app = make_app(trajectory=blocked)
+    async with app.run_test(size=(120, 40)) as pilot:
+        replay = app.screen
+        events = replay.timeline.events
+        flight = next(i for i, e in enumerate(events) if isinstance(e, LedgerUpdated) and e.path.startswith("flights."))
+        replay.jump_to(flight)
+        await pilot.pause()
+        tree = replay.query_one(LedgerTree)
+        assert tree.shown(events[flight].path).mark == "added" and not tree.shown(events[flight].path).earlier
+        reservation = tree.shown("reservations.VY0QX8")
+        assert reservation.mark == "added" and reservation.earlier  # read by the result before

@@ -19,7 +19,7 @@ from textual.reactive import var
 from textual.timer import Timer
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
 from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import StepChosen
@@ -133,7 +133,8 @@ class ReplayScreen(WorkbenchScreen):
         tail = list(heapq.merge(state.conversation[-WINDOW:], state.gate_log[-WINDOW:], key=_seq))[-WINDOW:]
         with self.app.batch_update():  # one frame for every pane
             self.conversation.sync(tail, total=len(state.conversation) + len(state.gate_log))
-            self.ledger.sync(state.ledger, self._marks(state, index))
+            marks, current = self._marks(state, index)
+            self.ledger.sync(state.ledger, marks, current)
             self.gate_log.sync(state.gate_log)
             # in this frame, not when the gate log's highlight message comes round
             self.query_one(GateReason).show(self.gate_log.selected())
@@ -141,17 +142,22 @@ class ReplayScreen(WorkbenchScreen):
             self.query_one(ReplayBar).index = index
         return state
 
-    def _marks(self, state: SessionState, index: int) -> dict[str, str]:
-        """Ledger changes since the customer last spoke (as of the cursor), to highlight."""
+    def _marks(self, state: SessionState, index: int) -> tuple[dict[str, str], set[str]]:
+        """Ledger changes since the customer last spoke (as of the cursor), to highlight, and the
+        paths the latest tool result changed (the rest are earlier in the turn), as play marks them."""
         events = self.timeline.events
         start = index
         while start >= 0 and not isinstance(events[start], UserMessage):
             start -= 1
         marks: dict[str, str] = {}
+        current: set[str] = set()
         for event in events[start + 1 : index + 1]:
-            if isinstance(event, LedgerUpdated):
+            if isinstance(event, ToolResult):
+                current = set()
+            elif isinstance(event, LedgerUpdated):
                 marks[event.path] = "added" if marks.get(event.path) == "added" else event.change
-        return marks
+                current.add(event.path)
+        return marks, current
 
     # ------------------------------------------------------------------ actions
     def action_step(self, delta: int) -> None:
