@@ -261,6 +261,8 @@ class ConversationView(VerticalScroll):
             elif self.children[-1] is not widget:
                 self.move_child(widget, after=self.children[-1])
             widget.display = True
+            if isinstance(widget, ToolCallItem):
+                widget.settle()
         mount_run()
 
     def _reuse(self, kind: type[Widget]) -> Widget | None:
@@ -278,7 +280,8 @@ class ConversationView(VerticalScroll):
             self._mount(widget, before)
         else:
             widget.update(text)
-            widget.set_classes(f"line {classes}")
+            if set(widget.classes) != {"line", *classes.split()}:
+                widget.set_classes(f"line {classes}")
             self._mount(widget, before, new=False)
         return Shown(event.seq, _nothing, widget, event)
 

@@ -33,6 +33,7 @@ class ToolCallItem(Collapsible):
         self.result: ToolResult | None = None
         self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
         self._detail: Static | None = None
+        self._deferred = False  # rebound: classes and title are applied once, by `settle`
         super().__init__(
             title=self._heading(),  # type: ignore[arg-type]
             collapsed=True,
@@ -41,18 +42,26 @@ class ToolCallItem(Collapsible):
 
     def rebind(self, proposed: ToolCallProposed) -> None:
         """Show another call (closed, with no verdict or result yet): the conversation reuses items
-        instead of mounting new ones."""
+        instead of mounting new ones. Its classes and title are applied by `settle`, once, after
+        the verdict and result that follow in the same step are set."""
+        self._deferred = True
         self.set_decision(None)
         self.set_result(None)
         if proposed.kind != self.proposed.kind:
-            self.remove_class(f"-{self.proposed.kind}")
-            self.add_class(f"-{proposed.kind}")
+            self.remove_class(f"-{self.proposed.kind}", update=False)
+            self.add_class(f"-{proposed.kind}", update=False)
         self.proposed = proposed
         self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
         self.collapsed = True
         if self._detail is not None:
             self._detail.update(self._detail_text())
-        self.title = self._heading()  # type: ignore[assignment]
+
+    def settle(self) -> None:
+        """Apply the classes and title a rebound item was given (one restyle, not one a change)."""
+        if self._deferred:
+            self._deferred = False
+            self.update_node_styles()
+            self.title = self._heading()  # type: ignore[assignment]
 
     def compose(self) -> ComposeResult:
         yield self._title
@@ -68,20 +77,23 @@ class ToolCallItem(Collapsible):
         return self.Contents(self._detail)
 
     def set_decision(self, decision: GateDecision | None) -> None:
-        mounted = self.is_mounted  # styles are applied at mount: before it, a class is only noted
+        # styles are applied at mount, or by `settle`: until then a class is only noted
+        update = self.is_mounted and not self._deferred
         if self.decision is not None:
-            self.remove_class(f"-{row_class(self.decision)}", update=mounted)
+            self.remove_class(f"-{row_class(self.decision)}", update=update)
         self.decision = decision
         if decision is not None:
-            self.add_class(f"-{row_class(decision)}", update=mounted)
-        self.title = self._heading()  # type: ignore[assignment]
+            self.add_class(f"-{row_class(decision)}", update=update)
+        if not self._deferred:
+            self.title = self._heading()  # type: ignore[assignment]
 
     def set_result(self, result: ToolResult | None) -> None:
         self.result = result
-        self.set_class(result is not None and result.error, "-error", update=self.is_mounted)
+        self.set_class(result is not None and result.error, "-error", update=self.is_mounted and not self._deferred)
         if self._detail is not None:
             self._detail.update(self._detail_text())
-        self.title = self._heading()  # type: ignore[assignment]
+        if not self._deferred:
+            self.title = self._heading()  # type: ignore[assignment]
 
     def _detail_text(self) -> Text:
         text = Text(f"arguments {self._args}")
