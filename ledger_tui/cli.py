@@ -295,13 +295,16 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
     from ledger_tui.engine.gold import run_gold
     from ledger_tui.engine.tasks import load_tasks
 
-    tasks = {t.id: t for t in load_tasks(d.tasks_path)}
+    from ledger_tui.engine.tasks import by_name
+
+    listed = load_tasks(d.tasks_path)
+    tasks = by_name(listed)  # a former id finds the task too
     if task_id not in tasks:
-        sample = ", ".join(list(tasks)[:8])
+        sample = ", ".join(t.id for t in listed[:8])
         raise TaskError(f"Domain {d.name} has no task {task_id!r}; known ids include: {sample}.")
     task = tasks[task_id]
     _check_db(d, db)
-    out = out or _default_out(d.name, f"task{task_id}-gold")
+    out = out or _default_out(d.name, f"{task.id.removeprefix(d.name + '_')}-gold")  # the id names the domain once
     report = await run_gold(d, task, mode=mode, db_path=db, out=out)  # type: ignore[arg-type]
     from ledger_tui.engine.fold import fold
 
@@ -487,7 +490,10 @@ def eval_command(
     total = len(chosen) * trials * len(mode)
     from ledger_tui.eval.runner import read_results_file
 
+    from ledger_tui.eval.runner import canonical_ids
+
     previous, damaged = read_results_file(out)
+    previous = canonical_ids(previous, chosen)
     for w in damaged:
         say(f"warning: {w}", err=True)
     before = {r.key() for r in previous if not r.infrastructure_error}

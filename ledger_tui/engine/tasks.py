@@ -9,7 +9,7 @@ must give it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -64,6 +64,9 @@ class LedgerTuiTaskInfo(Loose):
     forbidden_action: Action | None = None  # refusal tasks: the write the gate must stop
     expected_verdict: Literal["BLOCK", "REVISE"] = "BLOCK"
     expected_predicate: str | None = None
+    # ids the task had before (every domain's ids are now `<domain>_<nn>_<slug>`): `--tasks`,
+    # `run --task`, a resumed results.jsonl and `report` still find it by them
+    formerly: list[str] = Field(default_factory=list)
 
 
 class Task(Loose):
@@ -82,6 +85,22 @@ class Task(Loose):
     @property
     def is_refusal(self) -> bool:
         return self.ledger_tui.outcome == "refuse"
+
+    @property
+    def names(self) -> list[str]:
+        """Its id, then the ids it had before."""
+        return [self.id, *self.ledger_tui.formerly]
+
+
+def by_name(tasks: Iterable[Task]) -> dict[str, Task]:
+    """Every task by its id and by the ids it had before (a current id wins over a former one)."""
+    out: dict[str, Task] = {}
+    tasks = list(tasks)
+    for t in tasks:
+        for name in t.ledger_tui.formerly:
+            out.setdefault(name, t)
+    out.update({t.id: t for t in tasks})
+    return out
 
 
 class _EnvCall(BaseModel):

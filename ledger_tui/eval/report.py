@@ -60,7 +60,7 @@ from ledger_tui.engine.events import (
     Verdict,
 )
 from ledger_tui.engine.store import read_trajectory
-from ledger_tui.engine.tasks import Action, Task, load_tasks
+from ledger_tui.engine.tasks import Action, Task, by_name, load_tasks
 from ledger_tui.eval.grade import PASSING_TERMINATIONS, communicated
 
 MISSED_WRITE = "missed required write"
@@ -582,11 +582,11 @@ class _Tasks:
         self.warnings = warnings
         self.by_domain: dict[str, dict[str, Task]] = {}
         if tasks_file is not None:
-            self.shared = {t.id: t for t in load_tasks(tasks_file)}
+            self.shared = by_name(load_tasks(tasks_file))
 
     def use_folder_file(self) -> None:
         if self.shared is None and (self.folder / "tasks.json").exists():
-            self.shared = {t.id: t for t in load_tasks(self.folder / "tasks.json")}
+            self.shared = by_name(load_tasks(self.folder / "tasks.json"))
 
     def get(self, domain: str, domain_obj: Domain | None, task_id: str, own_tasks: bool) -> Task | None:
         if self.shared is not None:
@@ -594,7 +594,7 @@ class _Tasks:
         if domain not in self.by_domain:
             self.by_domain[domain] = {}
             if own_tasks and domain_obj is not None:
-                self.by_domain[domain] = {t.id: t for t in load_tasks(domain_obj.tasks_path)}
+                self.by_domain[domain] = by_name(load_tasks(domain_obj.tasks_path))  # former ids too
             elif not own_tasks:
                 self.warnings.append(
                     f"{self.folder} has no tasks.json for the {domain} runs, so they cannot be classified; pass --tasks FILE."

@@ -288,6 +288,18 @@ def read_results_file(out: Path) -> tuple[list[TrialResult], list[str]]:
     return results, warnings
 
 
+def canonical_ids(results: list[TrialResult], tasks: Iterable[Task]) -> list[TrialResult]:
+    """Results recorded under a task's former id, under its id now (a resume does not redo them)."""
+    from ledger_tui.engine.tasks import by_name
+
+    named = by_name(tasks)
+    for r in results:
+        task = named.get(r.task_id)
+        if task is not None and task.id != r.task_id:
+            r.task_id = task.id
+    return results
+
+
 def load_results(out: Path) -> list[TrialResult]:
     """The runs recorded in `out` (see `read_results_file`; its warnings are left out)."""
     return read_results_file(out)[0]
@@ -359,7 +371,7 @@ async def run_eval(
     stops it before anything is written. With more than one worker the runs go to worker processes
     (eval/workers.py) and this process stays the one writer of results.jsonl. `on_start` is called
     once the runs start (with workers: once the first worker is ready)."""
-    previous = load_results(config.out)
+    previous = canonical_ids(load_results(config.out), config.tasks)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]
     todo = [
@@ -446,11 +458,13 @@ def select_tasks(tasks: Iterable[Task], ids: str | None) -> list[Task]:
     tasks = list(tasks)
     if not ids:
         return tasks
+    from ledger_tui.engine.tasks import by_name
+
     wanted = [i.strip() for i in ids.split(",") if i.strip()]
-    by_id = {t.id: t for t in tasks}
-    missing = [i for i in wanted if i not in by_id]
+    named = by_name(tasks)  # a task's former id finds it too
+    missing = [i for i in wanted if i not in named]
     if missing:
         from ledger_tui.engine.errors import TaskError
 
-        raise TaskError(f"Unknown task id(s): {', '.join(missing)}; known ids include {', '.join(list(by_id)[:10])}.")
-    return [by_id[i] for i in wanted]
+        raise TaskError(f"Unknown task id(s): {', '.join(missing)}; known ids include {', '.join(t.id for t in tasks[:10])}.")
+    return list({named[i].id: named[i] for i in wanted}.values())

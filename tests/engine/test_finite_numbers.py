@@ -46,11 +46,11 @@ CASES = [
          {"payment_methods": _second_payment_nan}, "payment_methods.1.amount", "NaN"),
     Case("airline", "airline_10_book_one_way_economy", "send_certificate",
          {"user_id": "rosa_morgan_2481", "amount": INF}, "amount", "Infinity"),
-    Case("retail", "return_to_original_method", "return_delivered_order_items",
+    Case("retail", "retail_10_return_to_original_method", "return_delivered_order_items",
          {"item_ids": lambda a: [a["item_ids"][0], NAN]}, "item_ids.1", "NaN"),
-    Case("telecom", "data_used_up_refuel", "refuel_data", {"gb_amount": NAN}, "gb_amount", "NaN"),
-    Case("telecom", "data_used_up_refuel", "refuel_data", {"gb_amount": "-Infinity"}, "gb_amount", "-Infinity"),
-    Case("telehealth", "telehealth_001", "schedule_appointment",
+    Case("telecom", "telecom_06_data_used_up_refuel", "refuel_data", {"gb_amount": NAN}, "gb_amount", "NaN"),
+    Case("telecom", "telecom_06_data_used_up_refuel", "refuel_data", {"gb_amount": "-Infinity"}, "gb_amount", "-Infinity"),
+    Case("telehealth", "telehealth_01_book_cardiology_visit_open_slot", "schedule_appointment",
          {"duration_minutes": -INF}, "duration_minutes", "-Infinity"),
 ]  # fmt: skip
 
@@ -114,7 +114,7 @@ async def test_without_the_gate_the_tool_runs_the_call_as_before(case: Case):
 async def test_nan_written_as_a_string_is_refused_only_where_the_argument_is_a_number():
     """"NaN" is text in a text field (the tools judge it like any other id), and a number where
     the argument model reads it as one (telecom's gb_amount)."""
-    retail = Case("retail", "return_to_original_method", "return_delivered_order_items",
+    retail = Case("retail", "retail_10_return_to_original_method", "return_delivered_order_items",
                   {"payment_method_id": "NaN"}, "payment_method_id", "NaN")  # fmt: skip
     session = await _play(retail, "full")
     decision = next(e.decision for e in session.events if isinstance(e, GateDecided) and e.decision.call.id == "the_write")

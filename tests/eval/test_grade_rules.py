@@ -51,7 +51,7 @@ def test_a_fact_is_communicated_with_commas_removed_from_the_text_only_and_any_c
 
 def test_eval_grades_a_run_with_the_same_action_rule():
     domain = load_domain("telecom")
-    task = next(t for t in load_tasks(domain.tasks_path) if t.id == "locked_sim_transfer")
+    task = next(t for t in load_tasks(domain.tasks_path) if t.id == "telecom_11_locked_sim_transfer")
     env = fresh_environment(domain, task)
     gold = [ToolCallProposed(call=ToolCall(id=f"g{i}", name=a.name, arguments=a.arguments), kind="read") for i, a in enumerate(task.gold_actions)]
     assert grade_run(domain, task, env, gold, "user_stop").breakdown == {"ACTION": 1.0}
@@ -61,7 +61,7 @@ def test_eval_grades_a_run_with_the_same_action_rule():
 
 def test_the_gold_state_of_a_telecom_task_is_built_without_sync_as_tau2_does():
     domain = load_domain("telecom")
-    task = next(t for t in load_tasks(domain.tasks_path) if t.id == "roaming_off_everywhere_abroad")
+    task = next(t for t in load_tasks(domain.tasks_path) if t.id == "telecom_04_roaming_off_everywhere_abroad")
     # a live run syncs after every call; τ²-bench's gold replay does not, so the phone's view of
     # the line (roaming allowed) is left behind and the two gold states differ
     assert tau2_gold_digests(domain, task) != gold_digests(domain, task)
