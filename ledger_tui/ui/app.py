@@ -43,7 +43,7 @@ class LedgerWorkbench(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ledger-tui"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, show=False)]  # in F1; the footer needs the room
 
     def __init__(self, first: Screen[None], keymap: Mapping[str, str] | None = None) -> None:
         super().__init__()

@@ -96,10 +96,9 @@ class LenientModel(ScriptedModel):
 def _task(domain: Any, task_id: str | None) -> Any:
     if task_id is None:
         return None
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.tasks import by_name, load_tasks
 
-    tasks = {t.id: t for t in load_tasks(domain.tasks_path)}
-    return tasks[str(task_id)]
+    return by_name(load_tasks(domain.tasks_path))[str(task_id)]  # a task's former id finds it too
 
 
 def fresh_env(domain_name: str, task: str | None = None) -> Any:

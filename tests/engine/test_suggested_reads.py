@@ -80,10 +80,10 @@ def _task(domain_name: str, task_id: str | None) -> Any:
     if task_id is None:
         return None
     from domains import load_domain
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.tasks import by_name, load_tasks
 
     domain = load_domain(domain_name)
-    return next(t for t in load_tasks(domain.tasks_path) if t.id == str(task_id))
+    return by_name(load_tasks(domain.tasks_path))[str(task_id)]  # the cases name some tasks by their former ids
 
 
 def fresh_env(domain_name: str, task_id: str | None) -> Any:

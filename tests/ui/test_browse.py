@@ -220,3 +220,12 @@ async def test_the_run_detail_counts_violations_and_stops_that_need_a_read(toy, 
             shown[browse.table.selected().trajectory.name] = text_of(browse.query_one(RunDetail)).splitlines()[1]
         assert shown["both.jsonl"] == "gate  ALLOW 1 REVISE 2 BLOCK 0  stops: 1 violation, 1 needs a read"
         assert shown["read-only.jsonl"] == "gate  ALLOW 1 REVISE 1 BLOCK 0  stops: 1 needs a read"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+def test_run_list_at_both_sizes(snap_compare, imported, size):
+    """The run list and its footer whole at 80×24 and at 200×50."""
+    assert snap_compare(make_app(folder=imported), terminal_size=size)

@@ -60,3 +60,41 @@ def test_small_terminal_keeps_the_essentials(snap_compare, toy):
         await _say_all(pilot, BLOCK_MESSAGES)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+SIZES = [(80, 24), (200, 50)]
+BLOCKED = __import__("pathlib").Path(__file__).resolve().parents[2] / "sessions" / "airline-cancel-blocked.jsonl"
+
+
+@__import__("pytest").mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_play_at_both_sizes(snap_compare, toy, size):
+    """Below 100 columns the panes are tabs (the strip says F2 F3 F4); wide, all three."""
+    app = make_app(session=scripted_session(toy, block_turns()))
+
+    async def run_before(pilot) -> None:
+        await _say_all(pilot, BLOCK_MESSAGES)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@__import__("pytest").mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_replay_gate_tab_at_both_sizes(snap_compare, size):
+    """F4: at 80×24 the gate log on the whole screen, its reasons readable; wide, maximized."""
+    app = make_app(trajectory=BLOCKED)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("f4")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@__import__("pytest").mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_why_at_both_sizes(snap_compare, size):
+    app = make_app(trajectory=BLOCKED)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("ctrl+g", "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

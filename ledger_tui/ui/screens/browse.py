@@ -44,7 +44,7 @@ class BrowseScreen(Screen[None]):
         yield BrowseBar(id="browse-bar")
         yield RunTable(id="runs", show_domain=len(self.index.domains) > 1)
         yield RunDetail(id="run-detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def table(self) -> RunTable:

@@ -39,9 +39,9 @@ class ReplayScreen(WorkbenchScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="replay.close", priority=True),
-        Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True),
-        Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True),
-        Binding("n", "next_decision", "Next gate", id="replay.next_decision"),
+        Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True, tooltip="step forward (← back)"),
+        Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True, show=False),
+        Binding("n", "next_decision", "Next", id="replay.next_decision", tooltip="next gate decision (p: previous)"),
         Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision", show=False),
         # one key, two labels: the footer says what space will do now (both share the id, so a
         # keymap moves them together)

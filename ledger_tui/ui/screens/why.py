@@ -295,7 +295,7 @@ class WhyScreen(Screen[None]):
                 yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
             with VerticalScroll(id="whatif-scroll"):
                 yield Static(self._whatif_intro(), id="whatif-result")
-        yield Footer()
+        yield Footer(compact=True)
 
     # ------------------------------------------------------------------ text
     def _title(self) -> Text:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
@@ -26,6 +28,8 @@ from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, StatusBar
 
 EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
+NARROW = 100  # below this many columns the panes are tabs, one on the whole screen
+TABS = ("conversation", "ledger", "gate-log")
 
 
 class WorkbenchScreen(Screen[None]):
@@ -36,6 +40,10 @@ class WorkbenchScreen(Screen[None]):
         Binding("ctrl+g", "focus_pane('gate-log')", "Gate log", id="workbench.focus_gate_log"),
         Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger"),
         Binding("ctrl+o", "focus_pane('conversation')", "Chat", id="workbench.focus_conversation", show=False),
+        # one pane on the whole screen: a tab below NARROW columns, else maximized (again: back)
+        Binding("f2", "show_pane('conversation')", "Chat", tooltip="the conversation on the whole screen (a tab below 100 columns; wider, again: all panes)", id="workbench.show_conversation"),
+        Binding("f3", "show_pane('ledger')", "Ledger", tooltip="the ledger on the whole screen (a tab below 100 columns; wider, again: all panes)", id="workbench.show_ledger"),
+        Binding("f4", "show_pane('gate-log')", "Gate", tooltip="the gate log on the whole screen (a tab below 100 columns; wider, again: all panes)", id="workbench.show_gate_log"),
     ]
 
     events: list[Event]  # set by the subclass in __init__: the events the panes fold over
@@ -52,14 +60,16 @@ class WorkbenchScreen(Screen[None]):
         with Horizontal(id="top"):
             yield StatusBar(id="status")
             yield BusyIndicator(id="busy")
+        yield Static(id="tabs")
         with Horizontal(id="panes"):
             yield ConversationView(id="conversation")
             with Vertical(id="side"):
                 yield LedgerTree(id="ledger")
-                yield GateLog(id="gate-log")
-                yield GateReason(id="gate-reason")
+                with Vertical(id="gate-pane"):
+                    yield GateLog(id="gate-log")
+                    yield GateReason(id="gate-reason")
         yield from self.compose_bottom()
-        yield Footer()
+        yield Footer(compact=True)
 
     # ------------------------------------------------------------------ panes
     @property
@@ -86,8 +96,48 @@ class WorkbenchScreen(Screen[None]):
     def state_at(self, index: int) -> SessionState:
         return fold(self.events, upto=index)
 
+    # ------------------------------------------------------------------ layout
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
+
+    @property
+    def tab(self) -> str:
+        """The pane on screen below NARROW columns."""
+        return next((t for t in TABS if self.has_class(f"-show-{t}")), "conversation")
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW
+        if narrow != self.narrow:
+            self.set_class(narrow, "-narrow")
+            if narrow and self.maximized is not None:
+                self.minimize()
+            self._show_tab(self.tab)
+
+    def _show_tab(self, pane_id: str) -> None:
+        for t in TABS:
+            self.set_class(t == pane_id, f"-show-{t}")
+        strip = Text()
+        for key, t, label in (("F2", "conversation", "Conversation"), ("F3", "ledger", "Ledger"), ("F4", "gate-log", "Gate log")):
+            strip.append(f" {key} {label} ", style="reverse bold" if t == pane_id else "dim")
+            strip.append(" ")
+        self.query_one("#tabs", Static).update(strip)
+
+    def action_show_pane(self, pane_id: str) -> None:
+        """Below NARROW columns, the pane's tab; wider, the pane maximized (again: all three)."""
+        pane = self.query_one(f"#{pane_id}")
+        if self.narrow:
+            self._show_tab(pane_id)
+        elif self.maximized is pane:
+            self.minimize()
+        else:
+            self.maximize(pane, container=False)
+        pane.focus()
+
     # ------------------------------------------------------------------ actions
     def action_focus_pane(self, pane_id: str) -> None:
+        if self.narrow:
+            self._show_tab(pane_id)
         self.query_one(f"#{pane_id}").focus()
 
     def action_help(self) -> None:
