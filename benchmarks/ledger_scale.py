@@ -28,12 +28,12 @@ import asyncio
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.engine import median_us  # noqa: E402
 from domains import available, load_domain  # noqa: E402
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult  # noqa: E402
 from ledger_tui.engine.fold import fold  # noqa: E402
@@ -44,16 +44,6 @@ from ledger_tui.engine.serialize import jsonable  # noqa: E402
 from ledger_tui.engine.tasks import load_tasks  # noqa: E402
 
 TASKS = 0  # gold runs per domain (0: every task with a write)
-
-
-def median_us(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter_ns()
-        fn()
-        samples.append(time.perf_counter_ns() - t)
-    return statistics.median(samples) / 1000
 
 
 def database_pairs(db: Any) -> list[tuple[str, Any]]:
