@@ -7,6 +7,7 @@ so what the tests drive is what users run.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -49,6 +50,17 @@ class LedgerWorkbench(App[None]):
         super().__init__()
         self._first = first
         self._keymap = dict(keymap or {})
+        self._shown_until: dict[tuple[str, str], float] = {}  # notices on screen, until they time out
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:  # type: ignore[override]
+        """A notice that is already on screen is not stacked again (a model error repeated each
+        turn, the same filter chosen twice): it is shown once until it times out."""
+        now = time.monotonic()
+        if self._shown_until.get((message, title), 0.0) > now:
+            return
+        seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        self._shown_until[(message, title)] = now + seconds
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         if self._keymap:

@@ -177,3 +177,20 @@ async def test_a_notification_never_covers_the_scrubber_or_the_gate_detail():
         [toast] = list(app.screen.walk_children(Toast))
         for widget in (app.screen.query_one(ReplayBar), app.screen.query_one(GateReason)):
             assert not toast.region.overlaps(widget.region), widget
+
+
+async def test_a_notice_already_on_screen_is_not_stacked_again():
+    from pathlib import Path
+
+    from textual.widgets._toast import Toast
+
+    root = Path(__file__).resolve().parents[2]
+    app = make_app(trajectory=root / "sessions" / "airline-cancel-blocked.jsonl")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause()
+        for _ in range(3):
+            app.notify("The endpoint at 127.0.0.1 answered HTTP 500.", severity="error")
+        app.notify("Another notice.")
+        await pilot.pause(0.3)
+        shown = [str(t._content) if hasattr(t, "_content") else "" for t in app.screen.walk_children(Toast)]
+        assert len(shown) == 2
