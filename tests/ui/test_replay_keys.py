@@ -76,3 +76,20 @@ async def test_replay_marks_the_latest_results_paths_apart_from_earlier_in_the_t
         assert tree.shown(events[flight].path).mark == "added" and not tree.shown(events[flight].path).earlier
         reservation = tree.shown("reservations.VY0QX8")
         assert reservation.mark == "added" and reservation.earlier  # read by the result before
+
+
+async def test_the_conversation_tab_comes_back_at_its_latest_lines():
+    blocked = ROOT / "sessions" / "airline-cancel-blocked.jsonl"
+    app = make_app(trajectory=blocked)
+    async with app.run_test(size=(100, 30)) as pilot:
+        replay = app.screen
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)  # three panes become tabs
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.pause()
+        conversation = replay.conversation
+        assert conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y

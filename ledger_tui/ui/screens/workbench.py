@@ -122,6 +122,8 @@ class WorkbenchScreen(Screen[None]):
             strip.append(f" {key} {label} ", style="reverse bold" if t == pane_id else "dim")
             strip.append(" ")
         self.query_one("#tabs", Static).update(strip)
+        if pane_id == "conversation":  # shown again: at its latest lines, as before it was hidden
+            self.call_after_refresh(self.conversation.scroll_end, animate=False)
 
     def action_show_pane(self, pane_id: str) -> None:
         """Below NARROW columns, the pane's tab; wider, the pane maximized (again: all three)."""
