@@ -371,13 +371,6 @@ def _put(
     return ledger.with_entries(changes), updates
 
 
-def matches(template_path: str, path: str) -> bool:
-    """`a.b` matches exactly; `a.*` matches every path under `a.`."""
-    if template_path.endswith(".*"):
-        return path.startswith(template_path[:-1])
-    return path == template_path
-
-
 def mark_stale(
     ledger: Ledger,
     touched: Iterable[str],

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping
 
 from ledger_tui.eval.passk import pass_k_curve
+from ledger_tui.eval.report import mode_key
 
 SUBSETS = ("all", "write", "no write")
-MODE_ORDER = ("baseline", "ledger", "gate", "full")
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,6 @@ class Overhead:
         return {**asdict(self), "ratio": self.ratio}
 
 
-def _order(mode: str) -> tuple[int, str]:
-    return (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode)
-
-
 def tokens(run: Any) -> int:
     """A run's prompt + completion tokens, its helper calls' included."""
     return sum(int(getattr(run, name, 0) or 0) for name in ("prompt_tokens", "completion_tokens", "helper_prompt_tokens", "helper_completion_tokens"))
@@ -68,7 +64,7 @@ def rows(runs: Iterable[Any], write_tasks: Mapping[str, set[str]]) -> list[Paper
             continue
         outcomes[(r.domain, r.mode)][r.task_id].append(r.passed)
     out = []
-    for domain, mode in sorted(outcomes, key=lambda dm: (dm[0], _order(dm[1]))):
+    for domain, mode in sorted(outcomes, key=lambda dm: (dm[0], mode_key(dm[1]))):
         by_task = outcomes[(domain, mode)]
         writes = write_tasks.get(domain, set())
         for subset in SUBSETS:
@@ -94,7 +90,7 @@ def overheads(runs: Iterable[Any]) -> list[Overhead]:
     if not base:
         return []
     out = []
-    for mode in sorted((m for m in done if m != "baseline"), key=_order):
+    for mode in sorted((m for m in done if m != "baseline"), key=mode_key):
         pairs = [k for k in done[mode] if k in base]
         out.append(Overhead(mode, len(pairs), sum(done[mode][k] for k in pairs), sum(base[k] for k in pairs)))
     return out

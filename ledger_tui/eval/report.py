@@ -650,7 +650,8 @@ def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id
     return expected, False
 
 
-def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunReport]:
+def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[RunReport], list[Any]]:
+    """The runs of results.jsonl, classified, and the results as recorded."""
     from ledger_tui.eval.runner import read_results_file
 
     runs: list[RunReport] = []
@@ -675,7 +676,7 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunRepo
             run.classification = _without_trajectory(result.termination, result.grade, task is not None)
         else:
             run.classification = classify(events, task, domain, termination=result.termination, grade=result.grade)
-    return runs
+    return runs, results
 
 
 def _without_trajectory(termination: str | None, grade: dict[str, Any] | None, task_known: bool) -> Classification:
@@ -739,8 +740,9 @@ def build_report(folder: Path | str, tasks_file: Path | str | None = None) -> Re
         raise ReportError(f"{folder} is not a folder; pass an `ledger-tui eval` output folder or an `import-tau2` folder.")
     warnings: list[str] = []
     tasks = _Tasks(folder, Path(tasks_file) if tasks_file is not None else None, warnings)
+    results: list[Any] = []  # an eval folder's recorded results (their tokens give the overhead)
     if (folder / RESULTS).is_file():
-        runs = _eval_runs(folder, tasks, warnings)
+        runs, results = _eval_runs(folder, tasks, warnings)
         source = "eval"
     else:
         runs = _trajectory_runs(folder, tasks, warnings)
@@ -753,28 +755,23 @@ def build_report(folder: Path | str, tasks_file: Path | str | None = None) -> Re
         where = tasks_file if tasks_file is not None else "the task file used"
         warnings.append(f"{len(unknown)} task id(s) of failed runs are not in {where} ({shown}); pass the tasks they were run on with --tasks FILE.")
     report = Report(folder, source, runs, warnings)
-    report.paper, report.costs = _paper(folder, source, runs, tasks)
+    report.paper, report.costs = _paper(source, runs, results, tasks)
     return report
 
 
-def _paper(folder: Path, source: str, runs: list[RunReport], tasks: _Tasks) -> tuple[list[Any], list[Any]]:
+def _paper(source: str, runs: list[RunReport], results: list[Any], tasks: _Tasks) -> tuple[list[Any], list[Any]]:
     """The paper's table over the runs (tasks with a write told from their gold actions) and, for
     an eval folder, each mode's token overhead against baseline."""
     from ledger_tui.eval import paper
 
     domains: dict[str, Domain | None] = {}
     writes: dict[str, set[str]] = {}
-    for r in runs:
-        domain = _domain(r.domain, domains, [])
-        task = tasks.get(r.domain, domain, r.task_id, own_tasks=source == "eval")
+    for name, task_id in {(r.domain, r.task_id) for r in runs}:
+        domain = _domain(name, domains, [])
+        task = tasks.get(name, domain, task_id, own_tasks=source == "eval")
         if domain is not None and task is not None and paper.write_task_ids(domain, [task]):
-            writes.setdefault(r.domain, set()).add(r.task_id)
-    costs: list[Any] = []
-    if source == "eval":
-        from ledger_tui.eval.runner import read_results_file
-
-        costs = paper.overheads(read_results_file(folder)[0])
-    return paper.rows(runs, writes), costs
+            writes.setdefault(name, set()).add(task_id)
+    return paper.rows(runs, writes), paper.overheads(results)
 
 
 # ----------------------------------------------------------------------------- presentation

@@ -58,6 +58,7 @@ class LedgerWorkbench(App[None]):
         now = time.monotonic()
         if self._shown_until.get((message, title), 0.0) > now:
             return
+        self._shown_until = {k: t for k, t in self._shown_until.items() if t > now}  # forget the gone
         seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         self._shown_until[(message, title)] = now + seconds
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)

@@ -8,6 +8,7 @@ line under the input as the text changes.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -42,9 +43,16 @@ def _json_type(schema: dict[str, Any]) -> str:
 
 def arguments(tool: Tool) -> list[tuple[str, str, bool]]:
     """(name, type, required) of each argument, in the schema's order."""
-    schema = tool.args.model_json_schema()
+    return list(_arguments(tool.args))
+
+
+@functools.cache
+def _arguments(args: type) -> tuple[tuple[str, str, bool], ...]:
+    """Once per argument model: the signature line is redrawn at every keystroke, and pydantic's
+    schema generation costs milliseconds."""
+    schema = args.model_json_schema()  # type: ignore[attr-defined]
     required = set(schema.get("required", ()))
-    return [(name, _json_type(prop), name in required) for name, prop in schema.get("properties", {}).items()]
+    return tuple((name, _json_type(prop), name in required) for name, prop in schema.get("properties", {}).items())
 
 
 def signature(tool: Tool) -> str:

@@ -11,7 +11,7 @@ from unittest import mock
 from hypothesis import given, settings, strategies as st
 
 from ledger_tui.engine.events import LedgerUpdated
-from ledger_tui.engine.ledger import EMPTY, Ledger, absorb, apply_update, mark_stale, matches, render, state
+from ledger_tui.engine.ledger import EMPTY, Ledger, absorb, apply_update, mark_stale, render, state
 
 SEGMENTS = ("a", "b", "ab", "users", "identified", "said", "current", "x1", "x2", "x10")
 paths = st.builds(lambda parts: ".".join(parts), st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=3))
@@ -31,6 +31,13 @@ op = st.one_of(
     st.tuples(st.just("branch")),
     st.tuples(st.just("current"), st.sampled_from(SEGMENTS)),
 )
+
+
+def matches(template_path: str, path: str) -> bool:
+    """`a.b` matches exactly; `a.*` matches every path under `a.`."""
+    if template_path.endswith(".*"):
+        return path.startswith(template_path[:-1])
+    return path == template_path
 
 
 def scan_stale(entries: dict, touched: list[str], because: str, keep: tuple[str, ...]) -> list[str]:

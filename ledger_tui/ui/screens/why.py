@@ -67,26 +67,6 @@ def in_full(value: Any, indent: str, inline: int = 50) -> str:
     return "\n" + "\n".join(lines)
 
 
-def describe_read(r: EvidenceRead) -> Text:
-    """One evidence line: path = value, and where the value came from (which step, which call)."""
-    if r.origin == "context":
-        return Text(shown(f"{INDENT}context {r.path.removeprefix('context.')} = {in_full(r.value, INDENT * 2)}"), style="dim")
-    if not r.present:
-        return Text(shown(f"{INDENT}{r.path}: not in the ledger"), style="italic")
-    line = Text(shown(f"{INDENT}{r.path}"))
-    if r.stale:
-        line.append(" STALE", style="bold")
-    line.append(shown(f" = {in_full(r.value, INDENT * 2)}"))
-    if r.origin == "stated":
-        line.append(shown(f"\n{INDENT * 3}{stated_where(r)}"), style="dim")
-    else:
-        where = f"read at step {r.source_seq}" if r.source_seq is not None else "read"
-        if r.source_call:
-            where += f" by {r.source_call}"
-        line.append(shown(f"\n{INDENT * 3}{where}"), style="dim")
-    return line
-
-
 def _reads_of(p: PredicateResult) -> str:
     """What a check read, by name only (the values are in the evidence below, once each)."""
     parts = []
