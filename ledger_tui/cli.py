@@ -43,7 +43,7 @@ def _main(
     """ledger-tui: a workbench for policy-adherent tool-calling agents (ledger + policy gate)."""
 
 
-MODES = ("baseline", "ledger", "gate", "full")
+MODES = ("baseline", "ledger", "gate", "full", "irma")
 TAU2_DATA_HELP = (
     "Use τ²-bench's data instead: its data/tau2 (or data/tau2/domains) folder, which holds the domain's "
     "folder, or that folder itself (db, tasks, policy)."
@@ -75,6 +75,7 @@ RETRIES_HELP = "Further attempts after a transient failure (rate limit, 5xx, tim
 MAX_TOKENS_HELP = "Completion cap per model call (0: none); sent as max_completion_tokens to OpenAI, max_tokens elsewhere."
 TEMPERATURE_HELP = "Sampling temperature; not sent unless set (some models refuse it)."
 EXTRA_BODY_HELP = "A JSON object merged into every request, for server-specific fields, e.g. '{\"top_k\": 20}'."
+HELPER_MODEL_HELP = "Model of IRMA's helper calls, on the same endpoint (default: the agent model); only --mode irma uses it."
 CONTEXT_WINDOW_HELP = "The model's context window in tokens (default: asked of the server; unknown: nothing is folded)."
 LEDGER_AT_HELP = "Where the task state goes in the prompt: customer (before the latest customer message), end, or system."
 
@@ -137,6 +138,10 @@ def _summary(session, out: Path | None) -> list[str]:
         f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}",
         f"gate      ALLOW {t.allow}   REVISE {t.revise}   BLOCK {t.block}",
         f"tokens    {t.prompt_tokens} prompt, {t.completion_tokens} completion",
+        *(
+            [f"helpers   {plural(t.helper_calls, 'helper call')}: {t.helper_prompt_tokens} prompt, {t.helper_completion_tokens} completion tokens"]
+            if t.helper_calls else []
+        ),
         f"db        {digest}",
     ]
     if user_digest:
@@ -216,7 +221,7 @@ def run(
     task: Optional[str] = typer.Option(None, "--task", help="Run a task of the domain instead of a script."),
     agent: str = typer.Option("scripted", "--agent", help="scripted (with --script) or gold (with --task)."),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
-    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="baseline | ledger | gate | full | irma (default: the script's, else full)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Trajectory file (JSONL) to write."),
     dump_db: Optional[Path] = typer.Option(None, "--dump-db", help="Write the final database as JSON here."),
     no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files).", metavar=""),
@@ -226,7 +231,8 @@ def run(
     from domains import load_domain
     from ledger_tui.eval.outputs import check_new
 
-    _check_mode(mode)
+    if mode is not None:
+        _check_mode(mode)
     if script is None and task is None:
         raise LedgerTuiError("Pass --script FILE for a scripted session, or --task ID --agent gold for a task.")
     check_new(out, force, "--out")
@@ -239,16 +245,17 @@ def run(
     if domain is None:
         raise LedgerTuiError("Pass --domain with --task (e.g. --domain airline --task 3).")
     d = load_domain(domain)
-    asyncio.run(_run_gold(d, task, db, mode, out, dump_db))
+    asyncio.run(_run_gold(d, task, db, mode or "full", out, dump_db))
 
 
 async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps) -> None:
     from domains import load_domain
     from ledger_tui.engine.models import ScriptedModel
-    from ledger_tui.engine.script import load_script, run_script
+    from ledger_tui.engine.script import load_script, run_script, script_mode
     from ledger_tui.engine.session import Session, drain
 
     script = load_script(script_path)
+    mode = _check_mode(script_mode(script, mode))
     if domain_name and domain_name != script.domain:
         raise ScriptError(f"Script {script_path.name} is for domain {script.domain!r}, not {domain_name!r}; drop --domain or pick another script.")
     d = load_domain(script.domain)
@@ -270,7 +277,8 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
 
         session_id = hashlib.sha256(Path(script_path).read_bytes()).hexdigest()[:12]
     session = Session(
-        d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task, session_id=session_id  # type: ignore[arg-type]
+        d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task, session_id=session_id,  # type: ignore[arg-type]
+        helper=ScriptedModel(name="scripted-helper"),
     )
     problem: LedgerTuiError | None = None
     try:
@@ -368,7 +376,8 @@ def play(
     model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (default: $OPENAI_MODEL, else gpt-4o-mini)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
-    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full."),
+    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full | irma."),
+    helper_model: Optional[str] = typer.Option(None, "--helper-model", help=HELPER_MODEL_HELP),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in sessions/runs/)."),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
@@ -396,6 +405,10 @@ def play(
     agent_model = None
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
+        if helper_model is not None and mode == "irma":
+            session_options["helper"] = RetryingModel(
+                OpenAIModel(model=helper_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1
+            )
     _check_db(d, db)
     if agent_model is not None:  # a wrong URL or key is one sentence now, not after the first message
         from ledger_tui.engine.probe import check_endpoint
@@ -428,9 +441,10 @@ def eval_command(
     domain: str = typer.Option(..., "--domain", "-d", help="Domain whose tasks to run."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids (default: all)."),
     trials: int = typer.Option(1, "--trials", "-n", min=1, help="Trials per task (pass^k for k <= trials)."),
-    mode: list[str] = typer.Option(["full"], "--mode", help="Ablation mode; repeat for several."),
+    mode: list[str] = typer.Option(["full"], "--mode", help="Ablation mode (baseline | ledger | gate | full | irma); repeat for several."),
     agent: str = typer.Option("llm", "--agent", help="llm (a model) or gold (offline gold agent)."),
     agent_model: Optional[str] = typer.Option(None, "--agent-model", help="Agent model (default: $OPENAI_MODEL, else gpt-4o-mini)."),
+    helper_model: Optional[str] = typer.Option(None, "--helper-model", help=HELPER_MODEL_HELP),
     user_model: Optional[str] = typer.Option(None, "--user-model", help="Customer-simulator model (default: the agent model)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
@@ -468,22 +482,28 @@ def eval_command(
     check_workers(workers, concurrency)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
+    if agent == "gold" and "irma" in mode:
+        from ledger_tui.engine.gold import IRMA_NEEDS_A_MODEL
+
+        raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
     if out.exists() and not out.is_dir():
         raise LedgerTuiError(f"{out} is a file; pass a folder to --out (eval writes results.jsonl and the trajectories into it).")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
     session_options = _session_options(context_window, ledger_at)
     d, all_tasks = tau2_domain(domain, tau2_data, split, task_file)
     chosen = select_tasks(all_tasks, tasks)
-    agent_factory = user_factory = None
+    agent_factory = user_factory = helper_factory = None
     if agent == "llm":
         OpenAIModel(model=agent_model, base_url=base_url, api_key=api_key)  # fail now if no key/endpoint
         # recipes rather than closures: worker processes get them pickled and make their own clients
         agent_factory = ModelFactory(agent_model, base_url, api_key, options)
         user_factory = ModelFactory(user_model or agent_model, base_url, api_key, options)
+        if helper_model is not None and "irma" in mode:
+            helper_factory = ModelFactory(helper_model, base_url, api_key, options)
 
     config = EvalConfig(
         domain=d, tasks=chosen, modes=list(mode), trials=trials, out=out, agent=agent,
-        agent_model=agent_factory, user_model=user_factory, concurrency=concurrency,
+        agent_model=agent_factory, user_model=user_factory, helper_model=helper_factory, concurrency=concurrency,
         compact=compact, max_turns=max_turns, session_options=session_options,
         workers=workers, domain_source=Tau2DomainSource(domain, tau2_data, split, task_file),
     )

@@ -4,6 +4,9 @@ A trajectory *is* the list of these events, one JSON object per line (see `store
 replay, `why` and the evaluator all read the same events, and state at step *i* is a fold over
 events `0..i` (see `fold.py`). The schema is versioned by `SCHEMA_VERSION` in `SessionStarted`;
 adding an optional field keeps the version, anything else bumps it.
+
+Versions: 1, the first; 2 added two kinds, `helper_call` and `reformulated_input` (the IRMA
+comparison mode). A version-1 trajectory is read as it is: its events are version-2 events.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Requestor = Literal["assistant", "user", "operator"]
 Category = Literal["allowed", "violation", "needs_read"]
@@ -244,6 +247,32 @@ class Notice(_Event):
     text: str
 
 
+class HelperCall(_Event):
+    """One call of a comparison mode's helper model (IRMA's constraints or tool suggestions),
+    before the agent answers a customer message: the prompt as sent, what came back, its tokens."""
+
+    type: Literal["helper_call"] = "helper_call"
+    helper: str  # which helper: "constraints" or "tools" in IRMA
+    model: str
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    output: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens",)
+
+
+class ReformulatedInput(_Event):
+    """What the agent reads in place of the customer's latest message (IRMA): that message with the
+    customer's earlier requests, the helpers' checklist and their tool suggestions."""
+
+    type: Literal["reformulated_input"] = "reformulated_input"
+    user_seq: int  # the customer message it stands for
+    text: str
+    earlier: int = 0  # the customer's earlier messages it repeats (the memory)
+
+
 class SessionEnded(_Event):
     type: Literal["session_ended"] = "session_ended"
     reason: str = "completed"
@@ -267,6 +296,8 @@ Event = Annotated[
         Refusal,
         TokenUsage,
         Notice,
+        HelperCall,
+        ReformulatedInput,
         SessionEnded,
     ],
     Field(discriminator="type"),

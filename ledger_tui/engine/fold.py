@@ -17,8 +17,10 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
     GateDecided,
+    HelperCall,
     LedgerUpdated,
     Notice,
+    ReformulatedInput,
     Refusal,
     SessionEnded,
     SessionStarted,
@@ -52,6 +54,10 @@ class Totals:
     allow: int = 0
     revise: int = 0
     block: int = 0
+    # a comparison mode's helper calls (IRMA), counted apart from the agent's model calls
+    helper_calls: int = 0
+    helper_prompt_tokens: int = 0
+    helper_completion_tokens: int = 0
 
 
 class Chain(Sequence[T]):
@@ -345,8 +351,17 @@ def advance(state: SessionState, event: Event) -> SessionState:
                 if event.executed and not event.error:
                     c["recent_writes"] = s.recent_writes.appended(call)
                     c["writes_done"] = s.writes_done.appended(call)
-    elif isinstance(event, Notice):
+    elif isinstance(event, (Notice, ReformulatedInput)):
         c["conversation"] = s.conversation.appended(event)
+    elif isinstance(event, HelperCall):
+        c["conversation"] = s.conversation.appended(event)
+        t = s.totals
+        c["totals"] = replace(
+            t,
+            helper_calls=t.helper_calls + 1,
+            helper_prompt_tokens=t.helper_prompt_tokens + event.prompt_tokens,
+            helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
+        )
     elif isinstance(event, GateDecided):
         c["gate_log"] = s.gate_log.appended(event)
         c["totals"] = _count(s.totals, event.decision.verdict)

@@ -30,6 +30,11 @@ from ledger_tui.engine.reading import words
 from ledger_tui.engine.session import Mode, Session, drain
 from ledger_tui.engine.tasks import Action, Task
 
+IRMA_NEEDS_A_MODEL = (
+    "Mode irma compares model agents (its helper calls need a model); run the gold agent in another mode, "
+    "or a model agent with `ledger-tui eval --agent llm --mode irma`."
+)
+
 YES = "Yes, please go ahead."
 MAX_ATTEMPTS = 8
 CONFIRMATION_PREDICATES = ("explicit_confirmation",)
@@ -312,6 +317,8 @@ async def run_gold(
 ) -> GoldReport:
     """`session_options` go to the Session (`compact`, `ledger_at`, …); `observe(messages, tools)`
     sees every prompt the agent is sent (benchmarks/prompt_cache.py measures them)."""
+    if mode == "irma":
+        raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
     agent = GoldAgent(domain, task)
 
     def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:

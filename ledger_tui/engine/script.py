@@ -4,6 +4,7 @@ loop, gate and environment.
     {"domain": "airline", "title": "…", "description": "…", "task": "<optional task id>",
      "turns": [
        {"customer": "Hi, I'm mia_li_3668 …"},
+       {"helpers": {"constraints": "- …", "tools": "- get_user_details: …"}},
        {"agent": {"text": "", "calls": [{"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}]}},
        {"agent": {"text": "… Shall I proceed?"}},
        {"customer": "Yes, please."},
@@ -15,6 +16,10 @@ A customer message starts an agent turn; each agent item is one model turn; a tu
 ends the agent's turn. After a REVISE the next agent item is the model's retry; after a BLOCK the
 turn ends with the engine's refusal. `customer_action` is the customer acting on their own device
 (dual-control domains); `operator` is a call typed by the operator, gated like the agent's.
+
+`"mode"` picks the session's mode (default `full`; `run --mode` overrides it). In mode `irma` each
+customer turn is followed by a `helpers` item: the answers of IRMA's two helper calls (the
+constraints checklist and the tool suggestions) before the agent's turns.
 """
 
 from __future__ import annotations
@@ -62,7 +67,16 @@ class OperatorItem(_Strict):
     operator: ScriptCall
 
 
-Item = Union[CustomerItem, AgentItem, CustomerActionItem, OperatorItem]
+class HelperAnswers(_Strict):
+    constraints: str
+    tools: str
+
+
+class HelpersItem(_Strict):
+    helpers: HelperAnswers
+
+
+Item = Union[CustomerItem, AgentItem, CustomerActionItem, OperatorItem, HelpersItem]
 
 
 class Script(_Strict):
@@ -88,6 +102,7 @@ def load_script(path: Path | str) -> Script:
         raise ScriptError(f"Script {path.name}: \"turns\" should be a list of turns; {fix}.")
     kinds: dict[str, type[BaseModel]] = {
         "customer": CustomerItem, "agent": AgentItem, "customer_action": CustomerActionItem, "operator": OperatorItem,
+        "helpers": HelpersItem,
     }
     for i, item in enumerate(data["turns"]):
         keys = set(item) if isinstance(item, dict) else set()
@@ -95,13 +110,15 @@ def load_script(path: Path | str) -> Script:
             present = sorted(str(k)[:40] for k in keys)[:5]
             raise ScriptError(
                 f"Turn {i + 1} of {path.name} must have exactly one of \"customer\", \"agent\", "
-                f"\"customer_action\" or \"operator\" (it has {present or 'none'})."
+                f"\"customer_action\", \"operator\" or \"helpers\" (it has {present or 'none'})."
             )
         (key,) = keys
         try:
             kinds[key].model_validate(item)
         except ValidationError as exc:
             raise ScriptError(f"Turn {i + 1} of {path.name} ({key}) is malformed: {words(exc)}; {fix}.") from None
+        if key == "helpers" and (i == 0 or set(data["turns"][i - 1]) != {"customer"}):
+            raise ScriptError(f"Turn {i + 1} of {path.name} (helpers) must come right after a customer turn: it answers IRMA's helper calls on that message.")
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
@@ -116,15 +133,35 @@ def _turn(item: AgentItem, index: int) -> ModelTurn:
     return ModelTurn(text=item.agent.text, tool_calls=calls)
 
 
+def script_mode(script: Script, mode: str | None) -> str:
+    """The session's mode: `mode` when given (the CLI's --mode), else the script's, else full."""
+    return mode or script.mode or "full"
+
+
 async def run_script(session: Session, script: Script, model: ScriptedModel) -> AsyncIterator[Event]:
-    """Play `script` through `session` (whose model must be `model`). Raises ScriptError when the
-    script and the conversation disagree; everything emitted up to then is already recorded."""
+    """Play `script` through `session` (whose model must be `model`; in mode irma its helper a
+    ScriptedModel too). Raises ScriptError when the script and the conversation disagree;
+    everything emitted up to then is already recorded."""
     items = script.turns
+    irma = session.mode == "irma"
+    if any(isinstance(item, HelpersItem) for item in items) and not irma:
+        raise ScriptError(f"The script has \"helpers\" turns, which only mode irma uses; run it with --mode irma (the session's mode is {session.mode}).")
+    if irma and not isinstance(session.helper, ScriptedModel):
+        raise ScriptError("A script in mode irma needs the session's helper to be a scripted model.")
     i = 0
     while i < len(items):
         item = items[i]
         if isinstance(item, (CustomerItem, AgentItem)):
             j = i + 1 if isinstance(item, CustomerItem) else i
+            if irma and isinstance(item, CustomerItem):
+                answers = items[j] if j < len(items) else None
+                if not isinstance(answers, HelpersItem):
+                    raise ScriptError(
+                        f"Turn {i + 1}: in mode irma a customer turn is followed by a \"helpers\" turn with the answers of "
+                        "IRMA's two helper calls ({\"constraints\": …, \"tools\": …}); add one."
+                    )
+                session.helper.extend([ModelTurn(text=answers.helpers.constraints), ModelTurn(text=answers.helpers.tools)])  # type: ignore[union-attr]
+                j += 1
             turns = []
             while j < len(items) and isinstance(items[j], AgentItem):
                 turns.append(_turn(items[j], j))  # type: ignore[arg-type]

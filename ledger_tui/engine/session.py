@@ -6,11 +6,14 @@ session's state and appended to the trajectory file before it is yielded, so a c
 the line being written.
 
 Modes (the ablations): `baseline` plain function calling; `ledger` renders the ledger into every
-prompt; `gate` checks writes with the policy gate; `full` does both.
+prompt; `gate` checks writes with the policy gate; `full` does both. `irma` is the paper's other
+baseline (see `irma.py`): no ledger, no gate, and before each agent turn that answers the customer,
+two helper calls rewrite what the agent reads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import hashlib
 import uuid
@@ -19,7 +22,7 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine import context
+from ledger_tui.engine import context, irma
 from ledger_tui.engine.context import Window
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
 from ledger_tui.engine.events import (
@@ -27,6 +30,7 @@ from ledger_tui.engine.events import (
     Event,
     GateDecided,
     Notice,
+    ReformulatedInput,
     Refusal,
     SessionEnded,
     SessionStarted,
@@ -44,8 +48,8 @@ from ledger_tui.engine.observe import observe_read, observe_statements, observe_
 from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
 from ledger_tui.engine.store import TrajectoryWriter
 
-Mode = Literal["baseline", "ledger", "gate", "full"]
-MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full")
+Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
+MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")
 
 NOT_RUN = "Not executed: the turn ended with a refusal before this call."
 IN_TASK_STATE = "(in task state)"
@@ -69,6 +73,7 @@ class Session:
         compact: bool = False,
         context_window: int | None = None,
         ledger_at: str = "customer",
+        helper: Model | None = None,
     ) -> None:
         if mode not in MODES:
             raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
@@ -107,6 +112,10 @@ class Session:
         self._window_known = False
         self._folded_results: set[str] = set()
         self._folded_turns = 0
+        # IRMA: the model of the helper calls (the agent's unless given), and what the agent reads
+        # in place of the customer's latest message: (its index in the transcript, the text)
+        self.helper = helper
+        self._reformulated: tuple[int, str] | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -184,9 +193,46 @@ class Session:
         ledger, updates = observe_statements(self.domain, self.state.ledger, text, event.seq)
         for update in updates:
             yield self.emit(update)
-        if respond:
-            async for e in self.agent_turn():
+        if not respond:
+            return
+        if self.mode == "irma":
+            async for e in self._reformulate(event):
                 yield e
+            if self._reformulated is None or self._reformulated[0] != len(self.transcript) - 1:
+                return  # a helper call failed: said in a notice, as a failed agent call is
+        async for e in self.agent_turn():
+            yield e
+
+    async def _reformulate(self, message: UserMessage) -> AsyncIterator[Event]:
+        """IRMA's two helper calls on the conversation up to `message`, made at the same time and
+        recorded in a fixed order (constraints, then tools); then the agent's input for this turn.
+        A helper's model error ends here with a notice and `last_model_error` set, as the agent's
+        own would."""
+        self._reformulated = None  # the earlier message goes back to the customer's words
+        helper = self.helper or self.model
+        prompts = [
+            irma.helper_messages(name, policy=self.domain.policy, tools=self.domain.tool_schemas(), transcript=self.transcript)
+            for name in irma.HELPERS
+        ]
+        answers = await asyncio.gather(*(helper.complete(p, []) for p in prompts), return_exceptions=True)
+        outputs: dict[str, str] = {}
+        failure: ModelError | None = None
+        for name, messages, answer in zip(irma.HELPERS, prompts, answers):
+            if isinstance(answer, ModelError):
+                failure = failure or answer
+            elif isinstance(answer, BaseException):
+                raise answer
+            else:
+                outputs[name] = answer.text
+                yield self.emit(irma.helper_event(name, helper.name, messages, answer))
+        if failure is not None:
+            self.last_model_error = failure
+            yield self.emit(Notice(level="error", text=f"IRMA's helper call failed: {failure}"))
+            return
+        earlier = list(self.state.user_messages)[:-1]
+        text = irma.reformulate(message.text, earlier, outputs["constraints"], outputs["tools"])
+        self._reformulated = (len(self.transcript) - 1, text)
+        yield self.emit(ReformulatedInput(user_seq=message.seq, text=text, earlier=len(earlier)))
 
     async def customer_action(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The customer acts on their own device (dual-control domains). Never gated."""
@@ -278,6 +324,9 @@ class Session:
     def _view(self) -> list[dict[str, Any]]:
         """The transcript as it goes to the model: compacted (`--compact`), with what was folded."""
         view = self._compacted() if self.compact else list(self.transcript)
+        if self._reformulated is not None:  # IRMA: the latest customer message as the helpers rewrote it
+            index, text = self._reformulated
+            view[index] = {**view[index], "content": text}
         if self._folded_results:
             view = [
                 {**m, "content": IN_TASK_STATE} if m.get("role") == "tool" and m.get("tool_call_id") in self._folded_results else m

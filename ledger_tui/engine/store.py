@@ -20,6 +20,10 @@ from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import SCHEMA_VERSION, Event, SessionStarted, dump_event, parse_event
 from ledger_tui.engine.reading import EVENT_DEPTH, json_lines, line_problem, read_text, words
 
+# The oldest schema read. Older versions read as they are: version 2 only added event kinds
+# (events.py), so every version-1 line is a version-2 event.
+OLDEST_SCHEMA = 1
+
 
 class TrajectoryWriter:
     def __init__(self, path: Path) -> None:
@@ -76,6 +80,11 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
         raise TrajectoryError(
             f"{path.name} uses trajectory schema {first.schema_version}, newer than this ledger-tui "
             f"({SCHEMA_VERSION}); upgrade ledger-tui."
+        )
+    elif first.schema_version < OLDEST_SCHEMA:
+        raise TrajectoryError(
+            f"{path.name} says trajectory schema {first.schema_version}, which no ledger-tui writes (the first was "
+            f"{OLDEST_SCHEMA}); pass a .jsonl trajectory written by ledger-tui."
         )
     return LoadedTrajectory(path, events, warnings)
 

@@ -15,6 +15,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, ToolCallProposed, UserMessage
 from ledger_tui.engine.gold import fresh_environment
+from ledger_tui.engine.irma import ReplayHelper
 from ledger_tui.engine.models import ReplayModel
 from ledger_tui.engine.session import MODES, Session, drain
 from ledger_tui.engine.tasks import load_tasks
@@ -47,6 +48,7 @@ async def regress(domain: Domain, events: list[Event], mode: str = "full", out: 
     session = Session(
         domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,
+        helper=ReplayHelper(events),  # IRMA's recorded helper answers (no other mode asks it)
     )
     await drain(session.start())
     diverged = None

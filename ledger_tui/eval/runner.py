@@ -56,6 +56,10 @@ class TrialResult:
     policy_tokens: int = 0
     transcript_tokens: int = 0
     model_calls: int = 0
+    # IRMA's helper calls and their tokens (0 in every other mode; absent in results written before)
+    helper_calls: int = 0
+    helper_prompt_tokens: int = 0
+    helper_completion_tokens: int = 0
     allow: int = 0
     revise: int = 0
     block: int = 0
@@ -86,6 +90,9 @@ def _stats(result: TrialResult, events: list[Event], state: SessionState | None 
     result.prompt_tokens, result.completion_tokens = t.prompt_tokens, t.completion_tokens
     result.ledger_tokens, result.policy_tokens, result.transcript_tokens = t.ledger_tokens, t.policy_tokens, t.transcript_tokens
     result.model_calls, result.allow, result.revise, result.block = t.model_calls, t.allow, t.revise, t.block
+    result.helper_calls, result.helper_prompt_tokens, result.helper_completion_tokens = (
+        t.helper_calls, t.helper_prompt_tokens, t.helper_completion_tokens,
+    )
     result.revise_exhausted = sum(1 for e in events if isinstance(e, Refusal) and "revise limit" in e.text)
     return result
 
@@ -107,11 +114,12 @@ async def run_llm_trial(
     compact: bool = False,
     max_turns: int = 30,
     session_options: dict[str, Any] | None = None,
+    helper_model: Model | None = None,
 ) -> TrialResult:
     started = time.perf_counter()
     session = Session(
         domain, agent_model, mode, env=fresh_environment(domain, task), out=out, task_id=task.id, compact=compact,  # type: ignore[arg-type]
-        **(session_options or {}),
+        helper=helper_model, **(session_options or {}),
     )
     sim = UserSimulator(user_model, task, domain, context_window=(session_options or {}).get("context_window"))
     termination = "max_steps"
@@ -162,7 +170,7 @@ async def run_llm_trial(
                 break
             sim.heard(reply or "(the agent said nothing)")
     finally:
-        for model in (agent_model, user_model):
+        for model in (agent_model, user_model, helper_model):
             close = getattr(model, "aclose", None)
             if close is not None:
                 await close()
@@ -217,6 +225,7 @@ class EvalConfig:
     agent: str = "llm"  # llm | gold
     agent_model: Callable[[], Model] | None = None
     user_model: Callable[[], Model] | None = None
+    helper_model: Callable[[], Model] | None = None  # IRMA's helper calls (default: the agent model)
     concurrency: int = 4
     compact: bool = False
     max_turns: int = 30
@@ -331,6 +340,7 @@ async def run_one(config: EvalConfig, task: Task, trial: int, mode: str) -> Tria
         compact=config.compact,
         max_turns=config.max_turns,
         session_options=config.session_options,
+        helper_model=config.helper_model() if config.helper_model is not None and mode == "irma" else None,
     )
 
 

@@ -271,3 +271,30 @@ def test_bad_server_options_are_one_sentence(tmp_path: Path, flags: list[str], w
     out = cli("eval", "--domain", "airline", "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "e"), *flags)
     assert words in one_sentence_error(out)
     assert not (tmp_path / "e").exists(), "nothing is written before the options are checked"
+
+
+def test_irma_scripts_say_in_one_sentence_what_their_helper_turns_lack(tmp_path: Path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"domain": "airline", "mode": "irma", "turns": [{"customer": "hi"}, {"agent": {"text": "Hello!"}}]}))
+    out = cli("run", "--script", str(script), "--out", str(tmp_path / "t.jsonl"))
+    assert 'followed by a "helpers" turn' in one_sentence_error(out)
+    assert (tmp_path / "t.jsonl").read_text().count("session_started") == 1, "what ran is kept"
+    script.write_text(json.dumps({"domain": "airline", "turns": [{"helpers": {"constraints": "-", "tools": "-"}}]}))
+    assert "must come right after a customer turn" in one_sentence_error(cli("run", "--script", str(script)))
+    script.write_text(json.dumps({"domain": "airline", "turns": [{"customer": "hi"}, {"helpers": {"constraints": "-", "tools": "-"}}]}))
+    assert "run it with --mode irma" in one_sentence_error(cli("run", "--script", str(script), "--out", str(tmp_path / "u.jsonl")))
+    # the same script runs in mode irma when asked on the command line
+    script.write_text(json.dumps({"domain": "airline", "turns": [
+        {"customer": "hi"}, {"helpers": {"constraints": "- greet", "tools": "- none: answer"}}, {"agent": {"text": "Hello!"}},
+    ]}))
+    ran = cli("run", "--script", str(script), "--mode", "irma", "--out", str(tmp_path / "v.jsonl"))
+    assert ran.returncode == 0, ran.stderr
+    assert "mode irma" in ran.stdout and "helpers   2 helper calls" in ran.stdout
+
+
+def test_the_gold_agent_is_refused_in_mode_irma_in_one_sentence(tmp_path: Path):
+    first = cli("run", "--domain", "airline", "--task", "airline_01_cancel_recent_booking", "--agent", "gold", "--mode", "irma")
+    assert "helper calls need a model" in one_sentence_error(first)
+    second = cli("eval", "--domain", "airline", "--agent", "gold", "--mode", "full", "--mode", "irma", "--out", str(tmp_path / "ev"))
+    assert "helper calls need a model" in one_sentence_error(second)
+    assert not (tmp_path / "ev").exists(), "refused before anything is written"

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,30 @@ def test_the_why_command_on_a_deeply_nested_line_is_one_sentence(tmp_path):
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert [line for line in out.stderr.splitlines() if line.strip()] == [out.stderr.strip()]
     assert "Line 2 of deep.jsonl" in out.stderr
+
+
+V1 = Path(__file__).resolve().parents[1] / "data" / "v1"
+SESSIONS = Path(__file__).resolve().parents[2] / "sessions"
+
+
+@pytest.mark.parametrize("name", ["airline-cancel-blocked.jsonl", "retail-refund-revise-then-allow.jsonl"])
+def test_version_1_trajectories_read_as_written(name):
+    """Files written before IRMA's event kinds (schema 2) read and fold exactly as today's do: the
+    same events, the same gate log, the same ledger."""
+    old = read_trajectory(V1 / name)
+    new = read_trajectory(SESSIONS / name)
+    assert old.started.schema_version == 1 and new.started.schema_version == SCHEMA_VERSION == 2
+    assert old.warnings == []
+    assert old.events[1:] == new.events[1:]
+    assert old.started.model_copy(update={"schema_version": 2}) == new.started
+    from ledger_tui.engine.fold import fold
+
+    before, after = fold(old.events), fold(new.events)
+    assert before.gate_log == after.gate_log and before.ledger.render() == after.ledger.render()
+
+
+def test_a_schema_older_than_the_first_is_one_sentence(tmp_path):
+    path = tmp_path / "old.jsonl"
+    path.write_text(started(seq=0, schema_version=0).model_dump_json() + "\n")
+    with pytest.raises(TrajectoryError, match="which no ledger-tui writes"):
+        read_trajectory(path)
