@@ -23,7 +23,9 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
     GateDecided,
+    HelperCall,
     Notice,
+    ReformulatedInput,
     Refusal,
     ToolCallProposed,
     ToolResult,
@@ -328,4 +330,12 @@ class ConversationView(VerticalScroll):
             return self._line(event, Text.assemble((self._refuser(event), "bold"), shown(event.text)), "refusal", before)
         if isinstance(event, Notice):
             return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
+        if isinstance(event, HelperCall):  # IRMA's helper calls, before the agent answers
+            tokens = f"  ({event.prompt_tokens:,} + {event.completion_tokens:,} tokens)"
+            text = Text.assemble((f"IRMA {event.helper} helper  ", "bold"), shown(event.output.strip() or "(empty)"), (tokens, "dim"))
+            return self._line(event, text, "helper", before)
+        if isinstance(event, ReformulatedInput):
+            memory = f", {event.earlier} earlier customer message{'s' if event.earlier != 1 else ''}" if event.earlier else ""
+            what = f"the customer's latest message with the helpers' checklist and tool suggestions{memory} ({event.text.count(chr(10)) + 1} lines)"
+            return self._line(event, Text.assemble(("agent reads  ", "bold"), what), "helper", before)
         return Shown(event.seq, _nothing)

@@ -52,6 +52,8 @@ class StatusBar(Widget):
         parts.append(Part(f"  step {step}/{total}", ESSENTIAL))
         parts.append(Part(f"  tokens {t.prompt_tokens}+{t.completion_tokens}", TOKENS))
         parts.append(Part(f"  calls {t.model_calls}", CALLS))
+        if t.helper_calls:  # IRMA's helper calls, counted apart from the agent's
+            parts.append(Part(f"  helpers {t.helper_calls} ({t.helper_prompt_tokens}+{t.helper_completion_tokens})", CALLS))
         if state.ended is not None:
             parts.append(Part(shown(f"  ended: {state.ended.reason}"), ESSENTIAL))
         self.parts = parts
