@@ -237,3 +237,27 @@ async def test_exporting_twice_keeps_both_files(toy, tmp_path, monkeypatch):
         assert first == Path("exports") / "revise.ledger-step5.json"
         assert second == Path("exports") / "revise.ledger-step5-2.json"
         assert json.loads(first.read_text()) == json.loads(second.read_text()) == fold(events, 5).ledger.to_json()
+
+
+async def test_an_irma_replay_shows_each_helpers_answer_and_what_the_agent_read():
+    from ledger_tui.engine.events import ReformulatedInput
+    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.ui.widgets.status_bar import StatusBar
+
+    path = Path(__file__).resolve().parents[2] / "sessions" / "airline-irma-cancel-goes-through.jsonl"
+    events = read_trajectory(path).events
+    first_input = next(e.seq for e in events if isinstance(e, ReformulatedInput))
+    app = make_app(trajectory=path, step=first_input)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        lines = [str(w.render()) for w in screen.conversation.children if "helper" in w.classes]
+        assert len(lines) == 3, lines
+        assert lines[0].startswith("IRMA constraints helper  - Identify the customer") and "24 hours" in lines[0]
+        assert lines[1].startswith("IRMA tools helper  - get_user_details") and "tokens)" in lines[1]
+        assert lines[2].startswith("agent reads  the customer's latest message with the helpers' checklist")
+        assert "helpers 2 (" in "".join(p.text for p in screen.query_one(StatusBar).parts)
+        screen.jump_to(len(events) - 1)
+        await pilot.pause()
+        lines = [str(w.render()) for w in screen.conversation.children if "helper" in w.classes]
+        assert any("1 earlier customer message" in line for line in lines)
