@@ -86,9 +86,7 @@ _GOLD: dict[tuple[Any, ...], tuple[str, str | None]] = {}
 def tau2_gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -> tuple[str, str | None]:
     """Digests of the gold state as τ²-bench builds it: initial state (with sync), then the gold
     actions with no sync between or after them; failing ones change nothing. Cached per process."""
-    source = Path(db_path or domain.db_override or domain.db_path)
-    stamp = source.stat().st_mtime_ns if source.exists() else 0
-    key = (domain.name, str(source), stamp, task.model_dump_json())
+    key = _gold_key(domain, task.model_dump_json(), db_path)
     cached = _GOLD.get(key)
     if cached is None:
         env = fresh_environment(domain, task, db_path)
@@ -99,6 +97,26 @@ def tau2_gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -
             )
         cached = _GOLD[key] = domain.digests(env.db)
     return cached
+
+
+def _gold_key(domain: Domain, task_json: str, db_path: Path | None = None) -> tuple[Any, ...]:
+    """The gold cache's key: the domain, its database file as it is now, and the task."""
+    source = Path(db_path or domain.db_override or domain.db_path)
+    stamp = source.stat().st_mtime_ns if source.exists() else 0
+    return (domain.name, str(source), stamp, task_json)
+
+
+def known_gold(domain: Domain) -> tuple[tuple[str, tuple[str, str | None]], ...]:
+    """The gold digests this process has for `domain`'s database, by task (as JSON): handed to eval's
+    workers, whose copy of the database may live at another path (`learn_gold`)."""
+    here = _gold_key(domain, "")[:3]
+    return tuple((key[3], digests) for key, digests in _GOLD.items() if key[:3] == here)
+
+
+def learn_gold(domain: Domain, known: Iterable[tuple[str, tuple[str, str | None]]]) -> None:
+    """Take gold digests computed elsewhere on the same database (`known_gold`) as this process's own."""
+    for task_json, digests in known:
+        _GOLD[_gold_key(domain, task_json)] = digests
 
 
 def db_matches(domain: Domain, task: Task, digests: tuple[str, str | None]) -> bool:
