@@ -75,7 +75,10 @@ RETRIES_HELP = "Further attempts after a transient failure (rate limit, 5xx, tim
 MAX_TOKENS_HELP = "Completion cap per model call (0: none); sent as max_completion_tokens to OpenAI, max_tokens elsewhere."
 TEMPERATURE_HELP = "Sampling temperature; not sent unless set (some models refuse it)."
 EXTRA_BODY_HELP = "A JSON object merged into every request, for server-specific fields, e.g. '{\"top_k\": 20}'."
-HELPER_MODEL_HELP = "Model of IRMA's helper calls, on the same endpoint (default: the agent model); only --mode irma uses it."
+HELPER_MODEL_HELP = (
+    "Model of IRMA's helper calls, on the same endpoint (default: the agent model); only --mode irma uses it. "
+    "Helper calls have a completion cap of 512 tokens (or --max-tokens if lower)."
+)
 CONTEXT_WINDOW_HELP = "The model's context window in tokens (default: asked of the server; unknown: nothing is folded)."
 LEDGER_AT_HELP = "Where the task state goes in the prompt: customer (before the latest customer message), end, or system."
 
@@ -405,9 +408,12 @@ def play(
     agent_model = None
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
-        if helper_model is not None and mode == "irma":
+        if mode == "irma":
+            from ledger_tui.engine.irma import helper_options
+
             session_options["helper"] = RetryingModel(
-                OpenAIModel(model=helper_model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1
+                OpenAIModel(model=helper_model or model, base_url=base_url, api_key=api_key, options=helper_options(options)),
+                attempts=options.retries + 1,
             )
     _check_db(d, db)
     if agent_model is not None:  # a wrong URL or key is one sentence now, not after the first message
@@ -498,8 +504,10 @@ def eval_command(
         # recipes rather than closures: worker processes get them pickled and make their own clients
         agent_factory = ModelFactory(agent_model, base_url, api_key, options)
         user_factory = ModelFactory(user_model or agent_model, base_url, api_key, options)
-        if helper_model is not None and "irma" in mode:
-            helper_factory = ModelFactory(helper_model, base_url, api_key, options)
+        if "irma" in mode:
+            from ledger_tui.engine.irma import helper_options
+
+            helper_factory = ModelFactory(helper_model or agent_model, base_url, api_key, helper_options(options))
 
     config = EvalConfig(
         domain=d, tasks=chosen, modes=list(mode), trials=trials, out=out, agent=agent,

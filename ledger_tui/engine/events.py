@@ -259,8 +259,9 @@ class HelperCall(_Event):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int | None = None
+    finish_reason: str | None = None  # "length": the answer was cut at the completion cap
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens",)
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens", "finish_reason")
 
 
 class ReformulatedInput(_Event):

@@ -23,12 +23,13 @@ The helper prompts are this project's own; the paper describes the method, not i
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ledger_tui.engine.errors import ScriptExhaustedError
 from ledger_tui.engine.events import Event, HelperCall
-from ledger_tui.engine.models import Message, ModelTurn
+from ledger_tui.engine.models import ClientOptions, Message, ModelTurn
 
 HELPERS = ("constraints", "tools")
 
@@ -38,6 +39,10 @@ RESULT_CHARS = 600
 MESSAGE_CHARS = 2000
 # What the agent is given of a helper's answer, at most (a runaway helper cannot flood its prompt).
 OUTPUT_CHARS = 2000
+# The completion cap of a helper call (the CLI's helper models; lower --max-tokens lowers it too):
+# a checklist of 8 lines is about 150 tokens, and a small model that loops would otherwise spend
+# the agent's whole cap on each helper call (seen with SmolLM2-135M on llama.cpp: 2,048 tokens).
+HELPER_MAX_TOKENS = 512
 
 CONSTRAINTS_SYSTEM = (
     "You assist a customer-service agent who must follow the company policy below. You do not talk "
@@ -106,6 +111,12 @@ def helper_messages(helper: str, *, policy: str, tools: Sequence[dict[str, Any]]
     return [{"role": "system", "content": system}, {"role": "user", "content": f"# Conversation\n\n{conversation}"}]
 
 
+def helper_options(options: ClientOptions) -> ClientOptions:
+    """A helper model's client options: the agent's, with the completion cap at most HELPER_MAX_TOKENS."""
+    cap = min(options.max_tokens, HELPER_MAX_TOKENS) if options.max_tokens else HELPER_MAX_TOKENS
+    return replace(options, max_tokens=cap)
+
+
 def helper_event(helper: str, model: str, messages: list[Message], turn: ModelTurn) -> HelperCall:
     """The record of one helper call."""
     return HelperCall(
@@ -116,7 +127,13 @@ def helper_event(helper: str, model: str, messages: list[Message], turn: ModelTu
         prompt_tokens=turn.prompt_tokens,
         completion_tokens=turn.completion_tokens,
         cached_tokens=turn.cached_tokens,
+        finish_reason=turn.finish_reason,
     )
+
+
+def clipped(output: str) -> str:
+    """A helper's answer as the agent gets it: stripped, at most OUTPUT_CHARS characters."""
+    return _clip(output, OUTPUT_CHARS)
 
 
 def reformulate(latest: str, earlier: Sequence[str], checklist: str, suggestions: str) -> str:
@@ -127,9 +144,9 @@ def reformulate(latest: str, earlier: Sequence[str], checklist: str, suggestions
         memory = "\n".join(f"{i}. {text}" for i, text in enumerate(earlier, start=1))
         parts.append(f"Everything the customer said before, in order (verbatim):\n{memory}")
     if checklist.strip():
-        parts.append(f"Policy checklist for this request:\n{_clip(checklist, OUTPUT_CHARS)}")
+        parts.append(f"Policy checklist for this request:\n{clipped(checklist)}")
     if suggestions.strip():
-        parts.append(f"Tools likely needed next:\n{_clip(suggestions, OUTPUT_CHARS)}")
+        parts.append(f"Tools likely needed next:\n{clipped(suggestions)}")
     return "\n\n".join(parts)
 
 

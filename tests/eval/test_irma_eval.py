@@ -122,7 +122,7 @@ def test_eval_command_runs_irma_with_its_helper_model_and_prints_the_overhead(tm
             return {"text": "Hi, can you tell me your opening hours?" if len(heard) <= 1 else "Thanks. ###STOP###"}
         if who == "agent":
             return {"text": "We are open around the clock online. Anything else?"}
-        return {"text": f"- ({who}) nothing to check"}
+        return {"text": f"- ({who}) nothing to check", "finish_reason": "length" if who == "tools" else "stop"}
 
     with LoopbackServer(short) as server:
         result = CliRunner().invoke(app, [
@@ -134,5 +134,14 @@ def test_eval_command_runs_irma_with_its_helper_model_and_prints_the_overhead(tm
     assert result.exit_code == 0, result.output
     assert {r["model"] for r in requests if kind(r) in ("constraints", "tools")} == {"helper-x"}
     assert {r["model"] for r in requests if kind(r) in ("agent", "customer")} == {"agent-x"}
+    # a helper's completion cap is 512 tokens, the agent keeps --max-tokens (2048 by default)
+    assert {r["max_tokens"] for r in requests if kind(r) in ("constraints", "tools")} == {512}
+    assert {r["max_tokens"] for r in requests if kind(r) == "agent"} == {2048}
     overhead = next(line for line in result.output.splitlines() if line.strip().startswith("irma") and "%" in line)
     assert "runs in both" in overhead
+    # a helper answer cut at its cap says so in the trajectory
+    from ledger_tui.engine.events import HelperCall
+
+    [path] = (tmp_path / "ev" / "trajectories").glob("retail/irma/*.jsonl")
+    calls = [e for e in read_trajectory(path).events if isinstance(e, HelperCall)]
+    assert {(c.helper, c.finish_reason) for c in calls} == {("constraints", "stop"), ("tools", "length")}

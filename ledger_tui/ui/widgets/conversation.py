@@ -31,6 +31,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
+from ledger_tui.engine.irma import clipped
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 
@@ -331,8 +332,9 @@ class ConversationView(VerticalScroll):
         if isinstance(event, Notice):
             return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
         if isinstance(event, HelperCall):  # IRMA's helper calls, before the agent answers
-            tokens = f"  ({event.prompt_tokens:,} + {event.completion_tokens:,} tokens)"
-            text = Text.assemble((f"IRMA {event.helper} helper  ", "bold"), shown(event.output.strip() or "(empty)"), (tokens, "dim"))
+            tokens = f"  ({event.prompt_tokens:,} + {event.completion_tokens:,} tokens"
+            tokens += ", cut at the completion cap)" if event.finish_reason == "length" else ")"
+            text = Text.assemble((f"IRMA {event.helper} helper  ", "bold"), shown(clipped(event.output) or "(empty)"), (tokens, "dim"))
             return self._line(event, text, "helper", before)
         if isinstance(event, ReformulatedInput):
             memory = f", {event.earlier} earlier customer message{'s' if event.earlier != 1 else ''}" if event.earlier else ""
