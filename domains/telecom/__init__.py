@@ -33,6 +33,7 @@ def build() -> Domain:
         statements=predicates.STATEMENTS,
         user_tools=device.USER_TOOLS,
         load_db_hook=state.load_state,
+        db_files_hook=state.state_files,
         digests_hook=state.digests,
         sync=state.sync,
         init_task=state.init_task,

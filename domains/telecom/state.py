@@ -66,6 +66,12 @@ def _pair(path: Path | None) -> tuple[Path, Path | None]:
     return path, (sibling if sibling.exists() and sibling != path else None)
 
 
+def state_files(path: Path | None = None) -> list[Path]:
+    """The files `load_state(path)` reads: the carrier's db, then the phone's if there is one."""
+    agent_file, user_file = _pair(path)
+    return [agent_file] if user_file is None else [agent_file, user_file]
+
+
 def load_state(path: Path | None = None) -> TelecomState:
     """A fresh, private copy of both databases (the shipped pair, or the one `path` points at)."""
     agent_file, user_file = _pair(path)

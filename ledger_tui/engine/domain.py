@@ -138,6 +138,8 @@ class Domain:
     user_toolkit: str = "UserTools"
     # Hooks for domains that need more than one pydantic db in one JSON file (telecom).
     load_db_hook: Callable[[Path | None], Any] | None = None
+    # The files such a loader reads for a `--db` path (None: the shipped database); see `db_files`.
+    db_files_hook: Callable[[Path | None], list[Path]] | None = None
     digests_hook: Callable[[Any], tuple[str, str | None]] | None = None
     sync: Callable[[Any], None] | None = None
     # Apply a task's `initial_state` (initialization_data / initialization_actions) to a fresh db.
@@ -231,6 +233,14 @@ class Domain:
                 f"Database file {source} does not match the {self.name} schema: {words(exc)}; pass a τ²-bench-format db.json."
             ) from None
         return check_keys(db, self.keyed, source)
+
+    def db_files(self, path: Path | None = None) -> list[Path]:
+        """The files the database comes from (the shipped one, or `path`), the one `load_db` is
+        given first: what eval hands to workers that cannot read this machine's files."""
+        path = path or self.db_override
+        if self.db_files_hook is not None:
+            return self.db_files_hook(path)
+        return [Path(path) if path else self.db_path]
 
     def _source(self, path: Path | None) -> tuple[Path, str]:
         """The database file and a cache key that changes when the file does."""
