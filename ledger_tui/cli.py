@@ -458,7 +458,16 @@ def eval_command(
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w",
         help="Worker processes, each running a share of --concurrency with its own model clients; results.jsonl stays one file "
-        "(default: 1 below 64 concurrent sessions, else one a core).",
+        "(default: 1 below 64 concurrent sessions, else one a core; with --backend ray, one a CPU of the Ray cluster).",
+        show_default=False,
+    ),
+    backend: str = typer.Option(
+        "local", "--backend",
+        help="Where the workers run: local (processes of this machine) or ray (Ray actors on a cluster; pip install 'ledger-tui[ray]').",
+    ),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray-address",
+        help="With --backend ray: the cluster's head, HOST:PORT (default: $RAY_ADDRESS, else a local Ray instance started for the eval).",
         show_default=False,
     ),
     compact: bool = typer.Option(False, "--compact", help="Send tool results already in the task state as a short reference (fewer prompt tokens).", metavar=""),
@@ -481,11 +490,13 @@ def eval_command(
     from ledger_tui.eval.runner import EvalConfig, select_tasks
     from ledger_tui.eval.summary import plot, summarize, table
     from ledger_tui.eval.tau2 import tau2_domain
+    from ledger_tui.eval.ray_backend import check_backend
     from ledger_tui.eval.workers import Tau2DomainSource, check_workers
 
     for m in mode:
         _check_mode(m)
-    check_workers(workers, concurrency)
+    check_backend(backend, ray_address)
+    check_workers(workers, concurrency, backend)
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
     if agent == "gold" and "irma" in mode:
@@ -514,6 +525,7 @@ def eval_command(
         agent_model=agent_factory, user_model=user_factory, helper_model=helper_factory, concurrency=concurrency,
         compact=compact, max_turns=max_turns, session_options=session_options,
         workers=workers, domain_source=Tau2DomainSource(domain, tau2_data, split, task_file),
+        backend=backend, ray_address=ray_address,
     )
     total = len(chosen) * trials * len(mode)
     from ledger_tui.eval.runner import read_results_file

@@ -236,6 +236,11 @@ class EvalConfig:
     # (`models.ModelFactory`)
     workers: int | None = None
     domain_source: Callable[[], Domain] | None = None
+    # where the workers run: "local" (processes of this machine) or "ray" (Ray actors, always,
+    # even one; see eval/ray_backend.py), on the cluster at `ray_address` (None: $RAY_ADDRESS, else
+    # a local Ray instance started for the eval)
+    backend: str = "local"
+    ray_address: str | None = None
 
 
 class ResultsError(LedgerTuiError):
@@ -379,8 +384,9 @@ async def run_eval(
     """Run every (task, trial, mode) not already in `results.jsonl`; returns all results. A
     results.jsonl damaged before its last line, or a task whose initial state cannot be applied,
     stops it before anything is written. With more than one worker the runs go to worker processes
-    (eval/workers.py) and this process stays the one writer of results.jsonl. `on_start` is called
-    once the runs start (with workers: once the first worker is ready)."""
+    (eval/workers.py), with backend "ray" to Ray actors (eval/ray_backend.py), and this process
+    stays the one writer of results.jsonl. `on_start` is called once the runs start (with workers:
+    once the first worker is ready)."""
     previous = canonical_ids(load_results(config.out), config.tasks)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]
@@ -391,9 +397,14 @@ async def run_eval(
         for trial in range(config.trials)
         if (task.id, trial, mode) not in done
     ]
-    workers = worker_count(config, len(todo))
-    pool = None
-    if workers > 1:
+    on_ray = config.backend == "ray" and bool(todo)
+    workers = 0 if on_ray else worker_count(config, len(todo))
+    pool = cluster = None
+    if on_ray:
+        from ledger_tui.eval.ray_backend import Cluster
+
+        cluster = Cluster.join(config, len(todo))  # its actors start up while this process prepares
+    elif workers > 1:
         from ledger_tui.eval.workers import abandon, check_shardable, spawn
 
         check_shardable(config)
@@ -403,6 +414,8 @@ async def run_eval(
     except BaseException:
         if pool is not None:
             abandon(pool)
+        if cluster is not None:
+            await cluster.aclose()
         raise
     semaphore = asyncio.Semaphore(max(1, config.concurrency))
     lock = asyncio.Lock()
@@ -417,6 +430,13 @@ async def run_eval(
                 maybe = on_result(result)
                 if asyncio.iscoroutine(maybe):
                     await maybe
+
+    if cluster is not None:
+        try:
+            await cluster.run(config, todo, record, on_start)
+        finally:
+            await cluster.aclose()
+        return results
 
     if workers > 1:
         from ledger_tui.eval.workers import run_sharded

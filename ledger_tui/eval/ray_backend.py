@@ -1,0 +1,420 @@
+"""Eval on many machines: the same shards as `--workers`, run as Ray actors (`--backend ray`).
+
+Ray is an existing engine for running Python on a cluster (`ray start --head` on one machine,
+`ray start --address=HEAD:6379` on the others); this module is the thin part that is about Ray.
+Everything else is the worker processes' own code (eval/shards.py): each actor holds a `Shard`
+(its own event loop, its own model clients, its share of `--concurrency`), and this process stays
+the one writer of results.jsonl, resume and the progress bar, recording each run as it finishes.
+
+An actor's machine need not share a file system with this one, so nothing goes by path:
+
+- **the domain** goes as data (`ShippedDomain`): its code by reference (every machine has
+  ledger-tui installed), its policy as text and its database files as bytes, written to the
+  actor's own temporary folder;
+- **trajectories** come back as bytes with each result and are written here, at the path a run on
+  this machine would have written (so results.jsonl and the trajectories are the same as the
+  local backend's);
+- the model endpoint is reached by every actor itself: it must be reachable from every machine.
+
+What can go wrong is one sentence and nothing finished is lost: Ray not installed, a cluster that
+does not answer at `--ray-address`, an actor that dies (its runs in flight are redone by a resume),
+Ctrl-C (every actor is stopped, what came back is kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.eval.shards import STOP_GRACE, Lane, Shard, WorkerError, describe, dispatch, ours, setup_failed, shares, spec_for
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from ledger_tui.eval.runner import EvalConfig, TrialResult
+
+BACKENDS = ("local", "ray")
+INSTALL = "pip install 'ledger-tui[ray]'"
+READY_TIMEOUT = 120.0  # seconds an actor may take to be placed and set up
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer at all
+
+
+class RayError(LedgerTuiError):
+    """Ray missing, or a Ray cluster that cannot be used."""
+
+
+def need_ray() -> Any:
+    """The ray module, or one sentence saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RayError(f"--backend ray needs Ray, which is not installed here; install it with {INSTALL}.") from None
+    return ray
+
+
+def check_backend(backend: str, ray_address: str | None) -> None:
+    """One sentence, before anything runs, for a backend that cannot be used as given."""
+    if backend not in BACKENDS:
+        raise RayError(f"Unknown --backend {backend!r}; choose local (worker processes on this machine) or ray (Ray actors).")
+    if ray_address is not None and backend != "ray":
+        raise RayError("--ray-address needs --backend ray; add it, or leave --ray-address out to run on this machine.")
+    if backend == "ray":
+        need_ray()
+        if ray_address is not None:
+            _host_port(ray_address)
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of a cluster address to try before joining; None for `auto` and `local`."""
+    if address in ("auto", "local"):
+        return None
+    target = address.removeprefix("ray://")
+    host, colon, port = target.rpartition(":")
+    if not colon or not host or not port.isdigit():
+        raise RayError(
+            f"--ray-address {address!r} is not HOST:PORT; pass the head's address as `ray start --head` prints it, e.g. 10.0.0.5:6379."
+        )
+    return host.strip("[]"), int(port)
+
+
+def _reachable(address: str) -> None:
+    """One sentence if nothing answers at `address` (ray.init itself would retry for minutes)."""
+    target = _host_port(address)
+    if target is None:
+        return
+    try:
+        socket.create_connection(target, timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or type(exc).__name__).lower()
+        raise RayError(
+            f"No Ray cluster answers at {address} ({why}); start one there with `ray start --head`, fix --ray-address "
+            "(or RAY_ADDRESS), or leave both unset to run on a local Ray instance."
+        ) from None
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Ray's own client logs each retry of a failing connection on this process's stderr, from
+    native code; while joining, what it writes there is dropped (a failure is one sentence)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as sink:
+            os.dup2(sink.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+# ------------------------------------------------------------------------------------ the domain
+
+
+@dataclass(frozen=True)
+class ShippedDomain:
+    """A domain with its data, for a worker that cannot read this machine's files: its code by
+    reference (each machine imports it), its policy as text, its database files as bytes (written
+    to a temporary folder where it is rebuilt, the first file being the one `load_db` is given)."""
+
+    domain: Any
+    files: tuple[tuple[str, bytes], ...]
+
+    @classmethod
+    def of(cls, domain: Any) -> ShippedDomain:
+        files = tuple((path.name, path.read_bytes()) for path in domain.db_files())
+        portable = replace(domain, _cache={}, policy_override=domain.policy, db_override=None)
+        return cls(portable, files)
+
+    def __call__(self) -> Any:
+        folder = Path(tempfile.mkdtemp(prefix="ledger-tui-data-"))
+        for name, data in self.files:
+            (folder / name).write_bytes(data)
+        return replace(self.domain, db_override=folder / self.files[0][0], _cache={})
+
+
+# ------------------------------------------------------------------------------------- the actor
+
+
+class ShardActor:
+    """A Ray actor running a share of the sessions: a Shard whose outputs go to the actor's own
+    temporary folder, each trajectory travelling back with its result. (Made a Ray actor class by
+    `ray.remote` when an eval starts, so importing this module does not need Ray.)"""
+
+    def __init__(self) -> None:
+        # everything this actor writes (the domain's data, its runs' trajectories until they are
+        # sent) goes under one folder of its own, removed when it stops; the process is the actor's
+        self.home = Path(tempfile.mkdtemp(prefix="ledger-tui-ray-"))
+        tempfile.tempdir = str(self.home)
+        self.shard: Shard | None = None
+        self.ready = asyncio.Event()
+        self.stopped = False
+        self.running: dict[int, asyncio.Future[tuple]] = {}
+
+    async def setup(self, recipe: bytes) -> tuple:
+        """Build the shard and prepare it: `("ready", where)` or `("setup_failed", ...)`."""
+        import ray
+
+        try:
+            self.shard = Shard.from_recipe(recipe, out=self.home / "out")
+        except BaseException as exc:  # noqa: BLE001 - said by the writer in one sentence
+            return setup_failed(exc)
+        message = await self.shard.prepare()
+        if message[0] != "ready":
+            return message
+        self.ready.set()
+        return ("ready", ray.util.get_node_ip_address())
+
+    async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
+        """One run's message; a result carries its trajectory's bytes last."""
+        await self.ready.wait()
+        if self.stopped or self.shard is None:
+            return ("cancelled", index)
+        task = self.running[index] = asyncio.ensure_future(self.shard.run(index, position, trial, mode))
+        try:
+            message = await task
+        except asyncio.CancelledError:
+            return ("cancelled", index)
+        finally:
+            self.running.pop(index, None)
+        if message[0] != "result":
+            return message
+        written = Path(message[2]["trajectory"])
+        trajectory = written.read_bytes()
+        written.unlink()
+        return (*message, trajectory)
+
+    async def stop(self) -> tuple:
+        """Cancel the runs in flight (each answers "cancelled"), then remove this actor's folder."""
+        self.stopped = True
+        self.ready.set()
+        for task in list(self.running.values()):
+            task.cancel()
+        await asyncio.gather(*self.running.values(), return_exceptions=True)
+        shutil.rmtree(self.home, ignore_errors=True)
+        return ("bye",)
+
+
+# ------------------------------------------------------------------------------------ the writer
+
+
+@dataclass(eq=False)
+class _Actor(Lane):
+    handle: Any = None
+    node: str = "an unknown machine"
+    cause: str = "its process ended: killed, out of memory or a crash"
+    lost: bool = False  # a call found it dead
+    calls: set[asyncio.Task[None]] = field(default_factory=set)
+
+    title = "Ray worker"
+
+    def fate(self) -> str:
+        return f"died on {self.node} ({self.cause})"
+
+
+def _ray_words(exc: BaseException) -> str:
+    """A Ray error in a few words (their messages hold tracebacks and ids)."""
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+class _Actors:
+    """The Ray backend: each call to an actor is watched by a task of this event loop, which puts
+    the actor's answer on the writer's queue (and a finished run's trajectory on disk)."""
+
+    def __init__(self, ray: Any, pool: list[_Actor], spec: Any, out: Path) -> None:
+        self.ray = ray
+        self.pool = pool
+        self.spec = spec
+        self.out = out
+        self.events: asyncio.Queue[tuple[Lane, tuple]] = asyncio.Queue()
+
+    async def begin(self) -> None:
+        for lane in self.pool:
+            self._watch(lane, "setup", lane.handle.setup.remote(self.spec))
+
+    def send(self, lane: Lane, message: tuple) -> None:
+        assert isinstance(lane, _Actor)
+        if lane.gone:
+            return
+        if message[0] == "run":
+            self._watch(lane, "run", lane.handle.run.remote(*message[1:]), message[1])
+        else:
+            self._watch(lane, "stop", lane.handle.stop.remote())
+
+    def _watch(self, lane: _Actor, kind: str, ref: Any, index: int = -1) -> None:
+        task = asyncio.create_task(self._answer(lane, kind, ref, index))
+        lane.calls.add(task)
+        task.add_done_callback(lane.calls.discard)
+
+    async def _answer(self, lane: _Actor, kind: str, ref: Any, index: int) -> None:
+        try:
+            message = await (asyncio.wait_for(ref, READY_TIMEOUT) if kind == "setup" else ref)
+        except self.ray.exceptions.RayActorError as exc:
+            if kind == "setup":
+                self._put(lane, ("setup_failed", f"it could not start: {_ray_words(exc)}", None))
+            self._lost(lane, exc)
+            return
+        except TimeoutError:
+            message = ("setup_failed", f"it did not start within {READY_TIMEOUT:.0f} s; the cluster may have no CPU free for it", None)
+        except Exception as exc:  # noqa: BLE001 - a Ray error about this one call
+            if kind == "stop":
+                self._lost(lane, exc)
+                return
+            message = ("setup_failed", _ray_words(exc), None) if kind == "setup" else ("failed", index, _ray_words(exc), None)
+        if message[0] == "cancelled":
+            return
+        if message[0] == "ready":
+            lane.node = message[1]
+            message = ("ready",)
+        elif message[0] == "result":
+            message = self._land(message)
+        elif message[0] == "bye":
+            # everything the actor finished is on the queue before it is said to be gone
+            others = [t for t in lane.calls if t is not asyncio.current_task()]
+            await asyncio.gather(*others, return_exceptions=True)
+            self._put(lane, message)
+            message = ("eof",)
+        self._put(lane, message)
+
+    def _land(self, message: tuple) -> tuple:
+        """Write a finished run's trajectory where a run on this machine would have written it."""
+        from ledger_tui.eval.runner import trajectory_path
+
+        _, index, data, trajectory = message
+        try:
+            path = trajectory_path(self.out, data["domain"], data["mode"], data["task_id"], data["trial"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(trajectory)
+        except Exception as exc:  # noqa: BLE001 - the eval stops with this sentence
+            return ("failed", index, describe(exc), ours(exc))
+        return ("result", index, {**data, "trajectory": str(path)})
+
+    def _lost(self, lane: _Actor, exc: BaseException) -> None:
+        if lane.gone or lane.lost:
+            return
+        lane.lost = True
+        if "node" in str(exc).lower() and "died" in str(exc).lower():
+            lane.cause = "its machine left the cluster"
+        self._put(lane, ("eof",))
+
+    def _put(self, lane: Lane, message: tuple) -> None:
+        self.events.put_nowait((lane, message))
+
+    async def end(self) -> None:
+        """Every actor is ended when this returns (they have said bye, or are killed now)."""
+        calls = [task for lane in self.pool for task in lane.calls]
+        for task in calls:
+            task.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
+        await _kill(self.ray, self.pool)
+
+
+@dataclass
+class Cluster:
+    """A connection to Ray (this process's own local instance, or a cluster it joined) and the
+    actors of one eval."""
+
+    ray: Any
+    owned: bool  # started or joined here, so shut down here
+    pool: list[_Actor] = field(default_factory=list)
+
+    @classmethod
+    def join(cls, config: EvalConfig, runs: int) -> Cluster:
+        """Connect (the address: --ray-address, else RAY_ADDRESS, else a new local instance) and
+        start the actors, which set up once `run` hands them the eval."""
+        ray = need_ray()
+        cluster = cls(ray, owned=not ray.is_initialized())
+        if cluster.owned:
+            address = config.ray_address or os.environ.get("RAY_ADDRESS") or "local"
+            _reachable(address)
+            try:
+                with _quiet() if address != "local" else contextlib.nullcontext():
+                    ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+            except Exception as exc:  # noqa: BLE001 - one sentence, whatever Ray raised
+                cluster.close()
+                if address == "local":
+                    raise RayError(f"Could not start a local Ray instance ({_ray_words(exc)}); run the eval with --backend local.") from None
+                raise RayError(
+                    f"Could not join a Ray cluster at {address} ({_ray_words(exc)}); run the eval on a machine of the cluster "
+                    "(its head, or one that ran `ray start --address=HEAD:6379`) with the address `ray start --head` printed "
+                    "and the same Ray version as the cluster."
+                ) from None
+        try:
+            cluster.start(config, runs)
+        except BaseException:
+            cluster.close()
+            raise
+        return cluster
+
+    def start(self, config: EvalConfig, runs: int) -> None:
+        from ledger_tui.eval.workers import default_workers
+
+        cpus = int(self.ray.cluster_resources().get("CPU", 0))
+        wanted = config.workers if config.workers is not None else default_workers(config.concurrency, cpus)
+        if wanted > cpus:
+            raise RayError(
+                f"--workers {wanted} needs {wanted} CPUs of the Ray cluster, which has {cpus}; lower --workers or add "
+                "machines with `ray start --address=HEAD:6379`."
+            )
+        workers = max(1, min(wanted, config.concurrency, runs))
+        actor = self.ray.remote(ShardActor)
+        for number, slots in enumerate(shares(config.concurrency, workers), start=1):
+            # one CPU each, spread over the machines: a worker is one event loop on one core
+            handle = actor.options(num_cpus=1, max_concurrency=slots + 2, scheduling_strategy="SPREAD").remote()
+            self.pool.append(_Actor(number, slots, handle=handle))
+
+    async def run(
+        self,
+        config: EvalConfig,
+        todo: list[tuple[Any, int, str]],
+        record: Callable[[TrialResult], Any],
+        on_start: Callable[[], None] | None = None,
+    ) -> None:
+        """Run `todo` on the actors; `record` (awaited) is called here for each finished run."""
+        from ray import cloudpickle
+
+        try:
+            spec = cloudpickle.dumps(spec_for(config, todo, domain_source=ShippedDomain.of(config.domain)))
+        except Exception as exc:  # noqa: BLE001
+            raise WorkerError(f"The eval cannot be handed to Ray workers ({describe(exc)}); run it with --backend local.") from None
+        backend = _Actors(self.ray, self.pool, self.ray.put(spec), config.out)
+        await dispatch(config, todo, backend, self.pool, record, on_start)
+
+    def close(self) -> None:
+        """End the actors at once; leave Ray if this process started or joined it."""
+        _kill_now(self.ray, self.pool)
+        self._leave()
+
+    async def aclose(self) -> None:
+        """End the actors, waiting until they are gone; leave Ray if this process started or joined it."""
+        await _kill(self.ray, self.pool)
+        self._leave()
+
+    def _leave(self) -> None:
+        if self.owned and self.ray.is_initialized():
+            self.ray.shutdown()
+
+
+def _kill_now(ray: Any, pool: list[_Actor]) -> None:
+    for lane in pool:
+        with contextlib.suppress(Exception):  # already gone, or the cluster with it
+            ray.kill(lane.handle, no_restart=True)
+
+
+async def _kill(ray: Any, pool: list[_Actor]) -> None:
+    """Kill the actors and wait (a few seconds at most) until Ray says each is dead: a call made
+    after the kill fails once its process has gone."""
+    _kill_now(ray, pool)
+    probes = [lane.handle.stop.remote() for lane in pool]
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.gather(*probes, return_exceptions=True), STOP_GRACE)

@@ -1,0 +1,278 @@
+"""eval --backend ray on a local Ray instance: the same results.jsonl and trajectories as the local
+backend, runs streamed back to the one writer as they finish, resume, and every failure a user can
+meet in one sentence. Ray is part of the dev install: a missing Ray fails this module, it is not
+skipped. One Ray instance (2 CPUs) serves the in-process tests; the CLI tests start their own, as
+`ledger-tui eval --backend ray` does."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import ray
+
+from benchmarks.eval import responder_for
+from domains import load_domain
+from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.engine.gold import fresh_environment
+from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, ShardActor, ShippedDomain, check_backend
+from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
+from ledger_tui.eval.workers import Tau2DomainSource
+from tests.cli.test_cli import ROOT, one_sentence_error
+from tests.eval.test_eval_workers import RUNS, Interrupted, config, steady, without_timing
+from tests.loopback import LoopbackServer
+from tests.toy_domain import build_toy
+
+TASK = "airline_01_cancel_recent_booking"
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def on_ray(cfg: EvalConfig) -> EvalConfig:
+    cfg.backend = "ray"
+    return cfg
+
+
+def actor_homes() -> set[str]:
+    """The temporary folders of Ray workers still on this machine."""
+    return {p.name for p in Path(tempfile.gettempdir()).glob("ledger-tui-ray-*")}
+
+
+def actor_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::ShardActor"):
+                pids.append(int(entry.name))
+        except OSError:
+            pass
+    return pids
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_ray_actors_write_what_the_local_backend_writes(local_ray, tmp_path):
+    homes = actor_homes()
+    with LoopbackServer(steady) as server:
+        local = await run_eval(config(server, tmp_path / "local", workers=1))
+        seen = []
+        remote = await run_eval(on_ray(config(server, tmp_path / "ray", workers=2)), on_result=seen.append)
+    assert len(local) == len(remote) == len(seen) == RUNS
+    # the trajectories came back with the results and were written here, where a local run writes them
+    assert without_timing(tmp_path / "local") == without_timing(tmp_path / "ray")
+    assert {r.trajectory for r in remote} == {str(p) for p in (tmp_path / "ray" / "trajectories").rglob("*.jsonl")}
+    # the actors are gone, and their folders with them
+    assert actor_pids() == [] and actor_homes() == homes
+
+
+@pytest.mark.parametrize("domain", ["airline", "telecom"])
+async def test_gold_runs_of_a_shipped_domain_on_ray_equal_the_local_ones(local_ray, tmp_path, domain):
+    # telecom's database is two files (the carrier's and the phone's): both travel to the actors
+    source = Tau2DomainSource(domain)
+    tasks = [t for t in load_tasks(load_domain(domain).tasks_path) if t.gold_actions][:2]
+
+    def gold(out: Path, backend: str, workers: int) -> EvalConfig:
+        return EvalConfig(
+            domain=source(), tasks=tasks, modes=["baseline", "full"], trials=2, out=out, agent="gold",
+            concurrency=2, workers=workers, domain_source=source, backend=backend,
+        )
+
+    local = await run_eval(gold(tmp_path / "local", "local", 1))
+    remote = await run_eval(gold(tmp_path / "ray", "ray", 2))
+    assert len(local) == len(remote) == 8 and all(r.passed for r in remote)
+    assert without_timing(tmp_path / "local") == without_timing(tmp_path / "ray")
+
+
+def test_the_domain_travels_as_data_not_as_a_path(tmp_path):
+    from ray import cloudpickle
+
+    for domain in (build_toy(), load_domain("telecom")):
+        expected_policy = domain.policy
+        expected = fresh_environment(domain).digests()
+        shipped = cloudpickle.dumps(ShippedDomain.of(domain))
+        if domain.name == "toy":
+            for path in domain.folder.iterdir():  # the files it came from are gone on the actor's machine
+                path.unlink()
+        rebuilt = cloudpickle.loads(shipped)()
+        assert rebuilt.policy == expected_policy
+        assert fresh_environment(rebuilt).digests() == expected
+        assert not str(rebuilt.db_override).startswith(str(domain.folder))
+
+
+async def test_an_interrupted_ray_eval_keeps_its_finished_runs_and_a_resume_does_only_the_rest(local_ray, tmp_path):
+    with LoopbackServer(steady, latency=0.02) as server:
+        seen = []
+
+        def interrupt(result):
+            seen.append(result)
+            if len(seen) == 5:
+                raise Interrupted()
+
+        with pytest.raises(Interrupted):
+            await run_eval(on_ray(config(server, tmp_path, workers=2)), on_result=interrupt)
+        kept = load_results(tmp_path)
+        # each run an actor finished is on disk, those that came back after the interruption too
+        assert len(kept) >= 5 and len({r.key() for r in kept}) == len(kept)
+        for r in kept:
+            assert Path(r.trajectory).read_text().count("\n") > 5
+        again = []
+        results = await run_eval(on_ray(config(server, tmp_path, workers=2)), on_result=again.append)
+    assert len(again) == RUNS - len(kept)
+    assert not {r.key() for r in again} & {r.key() for r in kept}
+    assert sorted(r.key() for r in results) == sorted(r.key() for r in load_results(tmp_path))
+    assert actor_pids() == []
+
+
+async def test_the_number_of_ray_workers_defaults_to_the_cluster_and_more_than_it_has_is_one_sentence(local_ray, tmp_path):
+    class Server:
+        base_url = "http://127.0.0.1:9/v1"
+
+    counts = {}
+    for concurrency, workers, runs in ((4, None, 16), (64, None, 100), (64, None, 1), (4, 2, 16)):
+        cluster = Cluster.join(on_ray(config(Server, tmp_path, workers=workers, concurrency=concurrency)), runs)
+        counts[(concurrency, workers, runs)] = [lane.slots for lane in cluster.pool]
+        await cluster.aclose()
+    # one below 64 sessions, else one a CPU of the cluster (2 here), never more than the runs
+    assert counts == {(4, None, 16): [4], (64, None, 100): [32, 32], (64, None, 1): [64], (4, 2, 16): [2, 2]}
+    with pytest.raises(RayError) as caught:
+        Cluster.join(on_ray(config(Server, tmp_path, workers=3, concurrency=4)), 16)
+    words = str(caught.value)
+    assert words == (
+        "--workers 3 needs 3 CPUs of the Ray cluster, which has 2; lower --workers or add machines with "
+        "`ray start --address=HEAD:6379`."
+    )
+    assert ray.is_initialized() and actor_pids() == []  # the actors started are ended; the instance is the caller's
+
+
+async def test_a_run_that_raises_on_ray_stops_the_eval_with_the_sentence_one_process_says(local_ray, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    said = []
+    with LoopbackServer(steady) as server:
+        for backend in ("local", "ray"):
+            out = tmp_path / backend
+            out.mkdir()
+            (out / "trajectories").symlink_to(elsewhere)  # outputs would land outside --out
+            cfg = config(server, out, workers=1)
+            cfg.backend = backend
+            with pytest.raises(LedgerTuiError) as caught:
+                await run_eval(cfg)
+            said.append((type(caught.value), str(caught.value).replace(str(out), "OUT")))
+    assert said[0][0] is said[1][0] and "would be written outside OUT" in said[1][1]
+    assert list(elsewhere.iterdir()) == []  # nothing was written through the link
+
+
+# ------------------------------------------------------------------------------- as a user meets it
+
+
+def run_cli(*args: str, env: dict | None = None, python: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*(python or [sys.executable, "-m", "ledger_tui"]), *args], capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_ray_not_installed_is_one_sentence_naming_the_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as where it is not installed: `import ray` fails
+    with pytest.raises(RayError) as caught:
+        check_backend("ray", None)
+    assert str(caught.value) == f"--backend ray needs Ray, which is not installed here; install it with {INSTALL}."
+    hidden = "import sys; sys.modules['ray'] = None; from ledger_tui.cli import main; sys.argv[0] = 'ledger-tui'; main()"
+    out = run_cli("eval", "-d", "airline", "--agent", "gold", "--backend", "ray", "-o", str(tmp_path / "out"),
+                  python=[sys.executable, "-c", hidden])
+    assert INSTALL in one_sentence_error(out)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--backend", "ray", "--ray-address", "127.0.0.1:{port}"], "No Ray cluster answers at 127.0.0.1:{port} (connection refused)"),
+        (["--backend", "ray"], "No Ray cluster answers at 127.0.0.1:{port} (connection refused)"),  # from RAY_ADDRESS
+        (["--backend", "ray", "--ray-address", "head-without-port"], "--ray-address 'head-without-port' is not HOST:PORT"),
+        (["--ray-address", "127.0.0.1:{port}"], "--ray-address needs --backend ray"),
+        (["--backend", "spark"], "Unknown --backend 'spark'; choose local"),
+    ],
+)
+def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothing(tmp_path, flags, words):
+    port = free_port()
+    flags = [f.format(port=port) for f in flags]
+    out = run_cli("eval", "-d", "airline", "--agent", "gold", "-o", str(tmp_path / "out"), *flags, env={"RAY_ADDRESS": f"127.0.0.1:{port}"})
+    assert words.format(port=port) in one_sentence_error(out)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with LoopbackServer(responder_for("airline"), latency=0.05, keep_requests=False) as running:
+        yield running
+
+
+def start(server, out: Path) -> subprocess.Popen[str]:
+    args = [
+        "eval", "-d", "airline", "--tasks", TASK, "-n", "8", "-c", "4", "--workers", "2", "--backend", "ray",
+        "--base-url", server.base_url, "--api-key", "k", "--agent-model", "loopback", "-o", str(out),
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "ledger_tui", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, env=env,  # its own process group, as a terminal's foreground job
+    )
+
+
+def wait_for_lines(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while not (results.exists() and results.read_text().count("\n") >= n):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+
+
+def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(server, tmp_path):
+    # (a resume after an interruption is the same on either backend: see the in-process test above)
+    out = tmp_path / "out"
+    proc = start(server, out)
+    wait_for_lines(out, 2, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    kept = load_results(out)
+    assert 2 <= len(kept) < 8
+    assert stderr.strip() == f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest."
+    assert actor_pids() == []
+    assert all(Path(r.trajectory).exists() for r in kept)
+
+
+def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(server, tmp_path):
+    out = tmp_path / "out"
+    proc = start(server, out)
+    wait_for_lines(out, 2, proc)
+    pids = actor_pids()
+    assert len(pids) == 2
+    os.kill(pids[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=90)
+    line = one_sentence_error(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    kept = load_results(out)
+    assert 2 <= len(kept) < 8
+    assert line.startswith("error: Ray worker ") and " of 2 died on " in line, line
+    assert f"in flight; {len(kept)} finished runs are saved in results.jsonl, and running the same command again redoes the {8 - len(kept)} left." in line
+    assert actor_pids() == []
