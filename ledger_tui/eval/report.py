@@ -92,7 +92,7 @@ PRECEDENCE: tuple[str, ...] = (
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 REVISE_LIMIT = "revise limit"
-MODE_ORDER = ("baseline", "ledger", "gate", "full")
+MODE_ORDER = ("baseline", "irma", "ledger", "gate", "full")  # the paper's baselines first
 RESULTS = "results.jsonl"
 
 

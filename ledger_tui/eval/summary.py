@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ledger_tui.eval.passk import pass_k_curve
+from ledger_tui.eval.report import mode_key
 from ledger_tui.eval.runner import TrialResult
 
 
@@ -14,13 +15,14 @@ from ledger_tui.eval.runner import TrialResult
 class ModeSummary:
     mode: str
     tasks: int
-    trials: int
+    trials: int  # trials per task (the most any task had counted)
     infrastructure_errors: int
     pass_k: dict[int, float]
     average_reward: float
     per_run: dict[str, float] = field(default_factory=dict)
     paper: list[dict] = field(default_factory=list)  # this mode's rows of the paper's table (paper.py)
     token_overhead: dict | None = None  # against baseline, over the runs finished in both
+    runs: int = 0  # runs counted in pass^k (all but infrastructure errors)
 
 
 def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
@@ -28,7 +30,7 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
     for r in results:
         by_mode[r.mode].append(r)
     out = []
-    for mode in sorted(by_mode, key=lambda m: ("baseline", "ledger", "gate", "full").index(m) if m in ("baseline", "ledger", "gate", "full") else 9):
+    for mode in sorted(by_mode, key=mode_key):
         runs = by_mode[mode]
         counted = [r for r in runs if not r.infrastructure_error]
         outcomes: dict[str, list[bool]] = defaultdict(list)
@@ -48,13 +50,17 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
                 "revise",
                 "block",
                 "revise_exhausted",
+                "helper_calls",
+                "helper_prompt_tokens",
+                "helper_completion_tokens",
             )
         }
         out.append(
             ModeSummary(
                 mode=mode,
                 tasks=len(outcomes),
-                trials=len(counted),
+                trials=max((len(v) for v in outcomes.values()), default=0),
+                runs=len(counted),
                 infrastructure_errors=len(runs) - len(counted),
                 pass_k=pass_k_curve(outcomes),
                 average_reward=sum(r.reward for r in counted) / n,
@@ -87,7 +93,7 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     lines = [head, "-" * len(head)]
     for s in summaries:
         lines.append(
-            f"{s.mode:<9}{s.tasks:>6}{s.trials:>6}{s.infrastructure_errors:>6}"
+            f"{s.mode:<9}{s.tasks:>6}{s.runs:>6}{s.infrastructure_errors:>6}"
             + "".join(f"{s.pass_k.get(k, float('nan')):>8.3f}" for k in shown)
             + f"{s.average_reward:>8.3f}"
         )

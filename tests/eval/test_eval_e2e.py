@@ -41,6 +41,7 @@ async def test_two_tasks_four_trials_two_modes(toy_domain, tmp_path):
     assert by[("full", "renew-L1")] == {1.0} and by[("full", "renew-L2")] == {1.0}
     assert by[("baseline", "renew-L1")] == {1.0} and by[("baseline", "renew-L2")] == {0.0}
     summary = {s.mode: s for s in summarize(results)}
+    assert (summary["full"].tasks, summary["full"].trials, summary["full"].runs) == (2, 4, 8), "trials is per task; runs in all"
     assert summary["full"].pass_k == {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}
     assert summary["baseline"].pass_k == {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.5}
     assert summary["full"].per_run["block"] == pytest.approx(0.5)

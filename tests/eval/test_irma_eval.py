@@ -94,8 +94,14 @@ async def test_irma_and_baseline_side_by_side_count_every_helper_token(toy_domai
     assert overhead.mode == "irma" and overhead.pairs == 8
     assert (overhead.tokens, overhead.baseline_tokens) == (spent, sum(r.prompt_tokens + r.completion_tokens for r in base))
     assert overhead.ratio > 1.0
-    summary = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
-    assert "helper_prompt_tokens" in summary
+    line = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
+    assert "helper_prompt_tokens" in line
+    from ledger_tui.eval.summary import summarize
+
+    modes = summarize(results)
+    assert [s.mode for s in modes] == ["baseline", "irma"]
+    assert modes[1].per_run["helper_prompt_tokens"] == sum(r.helper_prompt_tokens for r in irma) / len(irma)
+    assert modes[0].per_run["helper_calls"] == 0
 
 
 def test_results_written_before_helper_counts_read_as_zero(tmp_path):
