@@ -16,6 +16,8 @@ from typing import Callable, Mapping, Sequence
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -88,6 +90,23 @@ class ConversationView(VerticalScroll):
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
+        self.anchor()
+
+    def follow(self) -> None:
+        """Keep the latest entries in view. The pane is anchored to its end: the layout that places
+        new or rebound entries also scrolls to them, in the same frame (scrolling after the next
+        refresh drew every change twice, once at the old position, and left the pane short of its
+        end when the screen settled). Scrolling up, or opening a call, lets go of the end until the
+        cursor moves or the next entry comes."""
+        self.anchor()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Entries shorter than the pane are not anchored: they start at its top, as unanchored
+        (Textual would scroll them down to end at its bottom)."""
+        arrangement = super().arrange(size, optimal)
+        if self.is_anchored and arrangement.spatial_map.total_region.bottom <= size.height:
+            self.anchor(False)
+        return arrangement
 
     @property
     def last_seq(self) -> int:
@@ -101,6 +120,7 @@ class ConversationView(VerticalScroll):
         if not self._calls:
             return
         item = self.tool_calls[-1]
+        self.release_anchor()  # the pane stays where it is while the call opens below
         item.collapsed = not item.collapsed
         item.query_one("CollapsibleTitle").focus()
 
@@ -114,7 +134,7 @@ class ConversationView(VerticalScroll):
             self._earlier.display = True
             self._earlier.update(Text("… earlier conversation not shown", style="dim"))
             self._earlier_count = -1
-        self.scroll_end(animate=False, immediate=False)
+        self.follow()
 
     def rewind_to(self, seq: int) -> None:
         """Undo everything shown after step `seq`."""
@@ -169,7 +189,7 @@ class ConversationView(VerticalScroll):
                 self._earlier.update(Text(f"… {earlier} earlier events (step back to see them)", style="dim"))
             self._earlier_count = earlier
             self._release()
-        self.scroll_end(animate=False, immediate=False)
+        self.follow()
 
     def reset(self) -> None:
         self.rewind_to(-2)

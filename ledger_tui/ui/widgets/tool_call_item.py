@@ -63,6 +63,12 @@ class ToolCallItem(Collapsible):
             self.update_node_styles()
             self.title = self._heading()  # type: ignore[assignment]
 
+    def on_collapsible_title_toggle(self) -> None:
+        """The operator opens or closes this call: the pane around it stays where it is (not
+        pulled to its end, where it follows the latest entries)."""
+        if self.parent is not None:
+            self.parent.release_anchor()
+
     def compose(self) -> ComposeResult:
         yield self._title
         if not self.collapsed:

@@ -1,0 +1,81 @@
+"""The conversation pane follows the replay cursor: its latest entry is in view when the screen
+settles after each step or jump, a short conversation starts at the top of the pane, and a call the
+operator opens stays where it is."""
+
+from __future__ import annotations
+
+import random
+
+from ledger_tui.ui.app import make_app
+from ledger_tui.ui.widgets.conversation import ConversationView
+from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
+from tests.ui.test_long_replay import long_trajectory
+
+
+def shown_children(view: ConversationView) -> list:
+    return [w for w in view.children if w.display]
+
+
+def latest_in_view(view: ConversationView) -> bool:
+    """The last entry's last line is inside the pane, and nothing is left below it to scroll to."""
+    last = shown_children(view)[-1]
+    pane = view.scrollable_content_region
+    return view.scroll_y == view.max_scroll_y and pane.y <= last.region.bottom - 1 < pane.bottom
+
+
+async def test_the_latest_entry_is_in_view_after_every_step_and_jump(toy, tmp_path):
+    path = await long_trajectory(toy, tmp_path, 600)
+    app = make_app(trajectory=path, domain=toy, step=300)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.screen
+        view = screen.conversation
+        await pilot.pause()
+        assert view.max_scroll_y > 0, "the conversation is longer than the pane"
+        rng = random.Random(3)
+        moves = [1] * 25 + [-1] * 25 + [rng.randrange(40, 599) - screen.cursor for _ in range(6)]
+        for move in moves:
+            screen.cursor += move
+            await pilot.pause()
+            assert latest_in_view(view), (screen.cursor, view.scroll_y, view.max_scroll_y)
+
+
+async def test_a_short_conversation_starts_at_the_top_of_the_pane(toy, tmp_path):
+    path = await long_trajectory(toy, tmp_path, 600)
+    app = make_app(trajectory=path, domain=toy, step=6)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        view = screen.conversation
+        for step in (6, 7, 8, 300, 8):  # also once a long stretch was shown and jumped back from
+            screen.cursor = step
+            await pilot.pause()
+            if step == 300:
+                assert view.max_scroll_y > 0 and latest_in_view(view)
+                continue
+            assert view.max_scroll_y == 0 and view.scroll_y == 0
+            first = shown_children(view)[0]
+            assert first.region.y == view.scrollable_content_region.y, step
+
+
+async def test_a_call_the_operator_opens_stays_where_it_is(toy, tmp_path):
+    path = await long_trajectory(toy, tmp_path, 600)
+    app = make_app(trajectory=path, domain=toy, step=400)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.screen
+        view = screen.conversation
+        await pilot.pause()
+        assert latest_in_view(view)
+        pane = view.scrollable_content_region
+        # a call in the upper half of the pane, with entries below it
+        item = next(
+            w for w in shown_children(view) if isinstance(w, ToolCallItem) and pane.y < w.region.y < pane.y + pane.height // 2
+        )
+        y, top = item.region.y, view.scroll_y
+        await pilot.click(item.query_one("CollapsibleTitle"))
+        await pilot.pause()
+        assert not item.collapsed
+        assert (item.region.y, view.scroll_y) == (y, top), "the pane did not move to its end"
+        assert view.scroll_y < view.max_scroll_y
+        # the next step follows the cursor again
+        screen.cursor += 1
+        await pilot.pause()
+        assert latest_in_view(view)
