@@ -34,6 +34,7 @@ class ToolCallItem(Collapsible):
         self._args = shown(json.dumps(proposed.call.arguments, ensure_ascii=False, sort_keys=True))
         self._detail: Static | None = None
         self._deferred = False  # rebound: classes and title are applied once, by `settle`
+        self._styled: frozenset[str] = frozenset()  # the classes its styles were worked out for
         super().__init__(
             title=self._heading(),  # type: ignore[arg-type]
             collapsed=True,
@@ -57,11 +58,18 @@ class ToolCallItem(Collapsible):
             self._detail.update(self._detail_text())
 
     def settle(self) -> None:
-        """Apply the classes and title a rebound item was given (one restyle, not one a change)."""
+        """Apply the classes and title a rebound item was given: one restyle, not one a change,
+        and none when it has the classes it was last styled with (a read allowed and run, shown
+        again where another was)."""
         if self._deferred:
             self._deferred = False
-            self.update_node_styles()
+            if frozenset(self.classes) != self._styled:
+                self.update_node_styles()
             self.title = self._heading()  # type: ignore[assignment]
+
+    def update_node_styles(self, animate: bool = True) -> None:
+        self._styled = frozenset(self.classes)
+        super().update_node_styles(animate)
 
     def on_collapsible_title_toggle(self) -> None:
         """The operator opens or closes this call: the pane around it stays where it is (not
