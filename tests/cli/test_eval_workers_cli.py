@@ -28,14 +28,17 @@ def server():
         yield running
 
 
-def start(server, out: Path) -> subprocess.Popen[str]:
+def start(server, out: Path, *more: str) -> subprocess.Popen[str]:
+    """`ledger-tui eval` of RUNS runs on two workers (`more`: further options, e.g. --backend ray),
+    outside any Ray cluster named by RAY_ADDRESS."""
     args = [
         "eval", "-d", "airline", "--tasks", TASK, "-n", str(RUNS), "-c", "4", "--workers", "2",
-        "--base-url", server.base_url, "--api-key", "k", "--agent-model", "loopback", "-o", str(out),
+        "--base-url", server.base_url, "--api-key", "k", "--agent-model", "loopback", "-o", str(out), *more,
     ]
     return subprocess.Popen(
         [sys.executable, "-m", "ledger_tui", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        env={k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"},
     )
 
 

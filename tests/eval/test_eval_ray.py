@@ -6,7 +6,6 @@ skipped. One Ray instance (2 CPUs) serves the in-process tests; the CLI tests st
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
@@ -25,20 +24,20 @@ from domains import load_domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import load_tasks
-from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, ShardActor, ShippedDomain, check_backend
+from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, ShippedDomain, check_backend
 from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
 from ledger_tui.eval.workers import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
-from tests.eval.test_eval_workers import RUNS, Interrupted, config, steady, without_timing
+from tests.cli.test_eval_workers_cli import RUNS as CLI_RUNS
+from tests.cli.test_eval_workers_cli import start, wait_for_lines
+from tests.eval.test_eval_workers import RUNS, config, interrupt_then_resume, steady, without_timing
 from tests.loopback import LoopbackServer
 from tests.toy_domain import build_toy
-
-TASK = "airline_01_cancel_recent_booking"
 
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -54,6 +53,7 @@ def actor_homes() -> set[str]:
 
 
 def actor_pids() -> list[int]:
+    """The processes of Ray workers (ShardActor) on this machine."""
     pids = []
     for entry in Path("/proc").iterdir():
         try:
@@ -62,6 +62,15 @@ def actor_pids() -> list[int]:
         except OSError:
             pass
     return pids
+
+
+def actors_ended() -> list[int]:
+    """The Ray workers still running a few seconds on (an actor's process exits shortly after
+    Ray reports it killed): [] once they have all ended."""
+    deadline = time.monotonic() + 10
+    while actor_pids() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return actor_pids()
 
 
 def free_port() -> int:
@@ -81,7 +90,7 @@ async def test_ray_actors_write_what_the_local_backend_writes(local_ray, tmp_pat
     assert without_timing(tmp_path / "local") == without_timing(tmp_path / "ray")
     assert {r.trajectory for r in remote} == {str(p) for p in (tmp_path / "ray" / "trajectories").rglob("*.jsonl")}
     # the actors are gone, and their folders with them
-    assert actor_pids() == [] and actor_homes() == homes
+    assert actors_ended() == [] and actor_homes() == homes
 
 
 @pytest.mark.parametrize("domain", ["airline", "telecom"])
@@ -119,27 +128,7 @@ def test_the_domain_travels_as_data_not_as_a_path(tmp_path):
 
 
 async def test_an_interrupted_ray_eval_keeps_its_finished_runs_and_a_resume_does_only_the_rest(local_ray, tmp_path):
-    with LoopbackServer(steady, latency=0.02) as server:
-        seen = []
-
-        def interrupt(result):
-            seen.append(result)
-            if len(seen) == 5:
-                raise Interrupted()
-
-        with pytest.raises(Interrupted):
-            await run_eval(on_ray(config(server, tmp_path, workers=2)), on_result=interrupt)
-        kept = load_results(tmp_path)
-        # each run an actor finished is on disk, those that came back after the interruption too
-        assert len(kept) >= 5 and len({r.key() for r in kept}) == len(kept)
-        for r in kept:
-            assert Path(r.trajectory).read_text().count("\n") > 5
-        again = []
-        results = await run_eval(on_ray(config(server, tmp_path, workers=2)), on_result=again.append)
-    assert len(again) == RUNS - len(kept)
-    assert not {r.key() for r in again} & {r.key() for r in kept}
-    assert sorted(r.key() for r in results) == sorted(r.key() for r in load_results(tmp_path))
-    assert actor_pids() == []
+    await interrupt_then_resume(tmp_path, "ray", actors_ended)
 
 
 async def test_the_number_of_ray_workers_defaults_to_the_cluster_and_more_than_it_has_is_one_sentence(local_ray, tmp_path):
@@ -160,7 +149,7 @@ async def test_the_number_of_ray_workers_defaults_to_the_cluster_and_more_than_i
         "--workers 3 needs 3 CPUs of the Ray cluster, which has 2; lower --workers or add machines with "
         "`ray start --address=HEAD:6379`."
     )
-    assert ray.is_initialized() and actor_pids() == []  # the actors started are ended; the instance is the caller's
+    assert ray.is_initialized() and actors_ended() == []  # the actors started are ended; the instance is the caller's
 
 
 async def test_a_run_that_raises_on_ray_stops_the_eval_with_the_sentence_one_process_says(local_ray, tmp_path):
@@ -222,49 +211,30 @@ def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothi
 
 
 @pytest.fixture(scope="module")
-def server():
+def airline_model():
+    """The model of the CLI tests: the gold run of `start`'s task, replayed (benchmarks/eval.py)."""
     with LoopbackServer(responder_for("airline"), latency=0.05, keep_requests=False) as running:
         yield running
 
 
-def start(server, out: Path) -> subprocess.Popen[str]:
-    args = [
-        "eval", "-d", "airline", "--tasks", TASK, "-n", "8", "-c", "4", "--workers", "2", "--backend", "ray",
-        "--base-url", server.base_url, "--api-key", "k", "--agent-model", "loopback", "-o", str(out),
-    ]
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "ledger_tui", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, env=env,  # its own process group, as a terminal's foreground job
-    )
-
-
-def wait_for_lines(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
-    results = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while not (results.exists() and results.read_text().count("\n") >= n):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.05)
-
-
-def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(server, tmp_path):
+def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(airline_model, tmp_path):
     # (a resume after an interruption is the same on either backend: see the in-process test above)
     out = tmp_path / "out"
-    proc = start(server, out)
+    proc = start(airline_model, out, "--backend", "ray")
     wait_for_lines(out, 2, proc)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     kept = load_results(out)
-    assert 2 <= len(kept) < 8
+    assert 2 <= len(kept) < CLI_RUNS
     assert stderr.strip() == f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest."
-    assert actor_pids() == []
+    assert actors_ended() == []
     assert all(Path(r.trajectory).exists() for r in kept)
 
 
-def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(server, tmp_path):
+def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(airline_model, tmp_path):
     out = tmp_path / "out"
-    proc = start(server, out)
+    proc = start(airline_model, out, "--backend", "ray")
     wait_for_lines(out, 2, proc)
     pids = actor_pids()
     assert len(pids) == 2
@@ -272,7 +242,7 @@ def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(s
     stdout, stderr = proc.communicate(timeout=90)
     line = one_sentence_error(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
     kept = load_results(out)
-    assert 2 <= len(kept) < 8
+    assert 2 <= len(kept) < CLI_RUNS
     assert line.startswith("error: Ray worker ") and " of 2 died on " in line, line
-    assert f"in flight; {len(kept)} finished runs are saved in results.jsonl, and running the same command again redoes the {8 - len(kept)} left." in line
-    assert actor_pids() == []
+    assert f"in flight; {len(kept)} finished runs are saved in results.jsonl, and running the same command again redoes the {CLI_RUNS - len(kept)} left." in line
+    assert actors_ended() == []

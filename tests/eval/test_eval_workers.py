@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,9 @@ async def test_two_workers_write_what_one_process_writes(tmp_path):
     assert workers_alive() == []
 
 
-async def test_an_interrupted_multi_worker_eval_keeps_its_finished_runs_and_a_resume_does_only_the_rest(tmp_path):
+async def interrupt_then_resume(tmp_path: Path, backend: str, left_running: Callable[[], list[int]]) -> None:
+    """An eval on two workers interrupted at its fifth result keeps every run they finished (with
+    its trajectory), leaves none of them running, and a resume does only the rest."""
     with LoopbackServer(steady, latency=0.02) as server:
         seen = []
 
@@ -129,18 +132,28 @@ async def test_an_interrupted_multi_worker_eval_keeps_its_finished_runs_and_a_re
             if len(seen) == 5:
                 raise Interrupted()
 
+        def two_workers() -> EvalConfig:
+            made = config(server, tmp_path, workers=2)
+            made.backend = backend
+            return made
+
         with pytest.raises(Interrupted):
-            await run_eval(config(server, tmp_path, workers=2), on_result=interrupt)
-        assert workers_alive() == []
+            await run_eval(two_workers(), on_result=interrupt)
+        assert left_running() == []
         kept = load_results(tmp_path)
         # every run a worker finished is on disk, even those that came back after the interruption
         assert len(kept) >= 5 and len({r.key() for r in kept}) == len(kept)
+        assert all(Path(r.trajectory).read_text().count("\n") > 5 for r in kept)
         again = []
-        results = await run_eval(config(server, tmp_path, workers=2), on_result=again.append)
+        results = await run_eval(two_workers(), on_result=again.append)
     assert len(again) == RUNS - len(kept)
     assert not {r.key() for r in again} & {r.key() for r in kept}
     assert sorted(r.key() for r in results) == sorted(r.key() for r in load_results(tmp_path))
     assert len(load_results(tmp_path)) == RUNS
+
+
+async def test_an_interrupted_multi_worker_eval_keeps_its_finished_runs_and_a_resume_does_only_the_rest(tmp_path):
+    await interrupt_then_resume(tmp_path, "local", workers_alive)
 
 
 async def test_a_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(tmp_path):
