@@ -111,10 +111,17 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
         )
     lines.append("tokens per run: prompt (of it: ledger, transcript, policy) and completion;")
     lines.append("loops: runs that used up their revisions")
+    for s in summaries:  # IRMA's helper calls: not in the agent's columns above
+        p = s.per_run
+        if p.get("helper_calls"):
+            lines.append(
+                f"{s.mode}: also {p['helper_calls']:.1f} helper calls per run, "
+                f"{p['helper_prompt_tokens']:,.0f} prompt + {p['helper_completion_tokens']:,.0f} completion tokens"
+            )
     return lines
 
 
-MARKS = {"baseline": "b", "ledger": "l", "gate": "g", "full": "F"}
+MARKS = {"baseline": "b", "irma": "i", "ledger": "l", "gate": "g", "full": "F"}
 
 
 def plot(summaries: list[ModeSummary], height: int = 10) -> list[str]:

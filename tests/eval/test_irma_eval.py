@@ -102,6 +102,11 @@ async def test_irma_and_baseline_side_by_side_count_every_helper_token(toy_domai
     assert [s.mode for s in modes] == ["baseline", "irma"]
     assert modes[1].per_run["helper_prompt_tokens"] == sum(r.helper_prompt_tokens for r in irma) / len(irma)
     assert modes[0].per_run["helper_calls"] == 0
+    from ledger_tui.eval.summary import table
+
+    noted = [line for line in table(modes) if "helper calls per run" in line]
+    assert noted == [f"irma: also {modes[1].per_run['helper_calls']:.1f} helper calls per run, "
+                     f"{modes[1].per_run['helper_prompt_tokens']:,.0f} prompt + {modes[1].per_run['helper_completion_tokens']:,.0f} completion tokens"]
 
 
 def test_results_written_before_helper_counts_read_as_zero(tmp_path):
