@@ -79,3 +79,30 @@ async def test_a_call_the_operator_opens_stays_where_it_is(toy, tmp_path):
         screen.cursor += 1
         await pilot.pause()
         assert latest_in_view(view)
+
+
+async def test_after_each_step_the_screen_is_laid_out_as_a_fresh_layout_would_lay_it_out(toy, tmp_path):
+    """Lines that wrap differently, titles that grow, the reason under the gate log growing and
+    shrinking: every widget is where a full layout of the screen puts it, with nothing left over
+    to move."""
+    path = await long_trajectory(toy, tmp_path, 900)
+    app = make_app(trajectory=path, domain=toy, step=200)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = app.screen
+        rng = random.Random(8)
+        moves = [1] * 30 + [-1] * 12 + [rng.randrange(900) - 450 for _ in range(6)]
+
+        def placed() -> dict:
+            return {
+                id(w): (type(w).__name__, w.region, w.virtual_size, w.show_vertical_scrollbar, w.scrollable_content_region)
+                for w in screen.walk_children()
+                if w.display
+            }
+
+        for move in moves:
+            screen.cursor = max(0, min(len(screen.events) - 1, screen.cursor + move))
+            await pilot.pause()
+            before = placed()
+            screen.refresh(layout=True)
+            await pilot.pause()
+            assert placed() == before, screen.cursor

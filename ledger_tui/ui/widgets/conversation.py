@@ -35,6 +35,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.irma import clipped
 from ledger_tui.engine.outside import shown
+from ledger_tui.ui.widgets.laid_out import laid_out_size
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 
 Undo = Callable[[], None]
@@ -45,6 +46,12 @@ HIGH = 100  # trim when more than this many are mounted
 
 def _nothing() -> None:
     return None
+
+
+class Line(Static):
+    """One line of the conversation (customer, agent, refusal, notice, helper)."""
+
+    virtual_size = laid_out_size()
 
 
 @dataclass
@@ -68,6 +75,8 @@ class ConversationView(VerticalScroll):
 
     BINDINGS = [Binding("enter", "open_latest_call", "Open call", id="conversation.open_call", show=False)]
 
+    virtual_size = laid_out_size()  # the entries' height, measured by the layout that places them
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._log: list[Shown] = []
@@ -78,12 +87,12 @@ class ConversationView(VerticalScroll):
         # widgets taken out of the window during one call, hidden, to show the next entries of
         # their kind: a jump rebinds them instead of mounting new ones (mounting is most of a
         # jump's cost); those left over are removed before the call returns
-        self._spare: dict[type[Widget], list[Widget]] = {Static: [], ToolCallItem: []}
+        self._spare: dict[type[Widget], list[Widget]] = {Line: [], ToolCallItem: []}
         self._calls: dict[str, ToolCallItem] = {}
         # who asked for each call, by id (replay: the whole trajectory's), for a refusal whose
         # call is not in the window
         self.requestors: Mapping[str, str] = {}
-        self._earlier = Static("", classes="line earlier")
+        self._earlier = Line("", classes="line earlier")
         self._earlier.display = False
         self.border_title = "Conversation"
         self.can_focus = True
@@ -297,9 +306,9 @@ class ConversationView(VerticalScroll):
         self._pending.append((widget, before, new))
 
     def _line(self, event: Event, text: Text, classes: str, before: Widget | None) -> Shown:
-        widget = self._reuse(Static)
+        widget = self._reuse(Line)
         if widget is None:
-            widget = Static(text, classes=f"line {classes}")
+            widget = Line(text, classes=f"line {classes}")
             self._mount(widget, before)
         else:
             widget.update(text)

@@ -9,6 +9,7 @@ from ledger_tui.engine.events import GateDecided
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_label
 from ledger_tui.ui.widgets.gate_log import describe, row_class
+from ledger_tui.ui.widgets.laid_out import laid_out_size
 
 ROW_CLASSES = ("allow", "revise", "block", "needs-read")
 
@@ -18,6 +19,7 @@ class GateReason(Static):
     failed checks and the reason, wrapped to a few lines."""
 
     _shown: GateDecided | None = None
+    virtual_size = laid_out_size()  # one to three lines, as the reason wraps
 
     def show(self, decided: GateDecided | None) -> None:
         if decided is self._shown and self.display == (decided is not None):

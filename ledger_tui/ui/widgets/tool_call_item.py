@@ -12,13 +12,21 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 from ledger_tui.engine.events import GateDecision, ToolCallProposed, ToolResult
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.widgets.gate_log import row_class
+from ledger_tui.ui.widgets.laid_out import laid_out_size
 
 WHO = {"assistant": "agent", "operator": "operator", "user": "customer"}
+
+
+class CallTitle(CollapsibleTitle):
+    """The call's one line: its width follows the title, and the layout that measures it is enough."""
+
+    virtual_size = laid_out_size()
 
 
 class ToolCallItem(Collapsible):
@@ -26,6 +34,8 @@ class ToolCallItem(Collapsible):
 
     The arguments and result are mounted the first time the item is opened: a closed item is two
     widgets (itself and its title), not four, and replay mounts dozens of them at a jump."""
+
+    virtual_size = laid_out_size()  # the title, and the details once opened
 
     def __init__(self, proposed: ToolCallProposed) -> None:
         self.proposed = proposed
@@ -40,6 +50,7 @@ class ToolCallItem(Collapsible):
             collapsed=True,
             classes=f"tool-call -{proposed.kind} -collapsed",  # as mounting would set it: no restyle then
         )
+        self._title = CallTitle(label=self._title.label, collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def rebind(self, proposed: ToolCallProposed) -> None:
         """Show another call (closed, with no verdict or result yet): the conversation reuses items
