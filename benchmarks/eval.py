@@ -19,11 +19,16 @@
    The sessions are given the context window (as `--context-window` gives it) instead of asking
    the server, whose every reply, a 404 for `/props` included, takes the model's latency here
    (`--ask-window` to ask it: 0.4 s more per session of the first wave).
+   `--backend ray` runs the same evals on Ray actors (`eval --backend ray`, `--workers` of them) on
+   a local Ray instance started once for the benchmark (one CPU a core); an actor's start-up is
+   reported apart as a worker's is, and the harness CPU is this process's and the actors' (read
+   from /proc before they end: Ray's processes are not this one's children).
 2. Prompt tokens per task, baseline vs full LedgerAgent vs full with transcript compaction, on the
    same scripted sessions (each task's gold-agent turns replayed under each mode).
 
     python benchmarks/eval.py [--sessions 64 --sessions 256] [--workers 1 --workers 2] [--waves 1]
                               [--latency 0.2] [--domain airline] [--repeat 3] [--http lean|default]
+                              [--backend local --backend ray]
 """
 
 from __future__ import annotations
@@ -93,7 +98,10 @@ def responder_for(domain_name: str):
     return replaying_responder(asyncio.run(run_gold(domain, task)).events)
 
 
-def throughput(domain_name: str, sessions_list: list[int], workers_list: list[int] | None, latency: float, repeat: int = 3, waves: int = 1) -> None:
+def throughput(
+    domain_name: str, sessions_list: list[int], workers_list: list[int] | None, latency: float, repeat: int = 3, waves: int = 1,
+    backends: tuple[str, ...] = ("local",),
+) -> None:
     import os
 
     from ledger_tui.eval.workers import default_workers
@@ -114,9 +122,10 @@ def throughput(domain_name: str, sessions_list: list[int], workers_list: list[in
                               agent_model=model, user_model=model, concurrency=1, workers=1)
             asyncio.run(run_eval(warm))
             for sessions in sessions_list:
-                for workers in workers_list or sorted({1, default_workers(sessions)}):
-                    _run_throughput(domain, task, sessions, workers, waves, latency, model, calls, customer_calls, per_session,
-                                    domain_name, repeat, Path(tmp))
+                for backend in backends:
+                    for workers in workers_list or sorted({1, default_workers(sessions)}):
+                        _run_throughput(domain, task, sessions, workers, waves, latency, model, calls, customer_calls, per_session,
+                                        domain_name, repeat, Path(tmp), backend)
     finally:
         proc.terminate()
         proc.wait()
@@ -143,7 +152,24 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _run_throughput(domain, task, sessions, workers, waves, latency, model, calls, customer_calls, per_session, domain_name, repeat, tmp):
+def _actors_cpu() -> float:
+    """CPU seconds of the Ray actors of the eval running now (its ShardActor processes)."""
+    import os
+
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::ShardActor"):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def _run_throughput(
+    domain, task, sessions, workers, waves, latency, model, calls, customer_calls, per_session, domain_name, repeat, tmp, backend="local"
+):
     import functools
 
     from domains import load_domain
@@ -151,22 +177,30 @@ def _run_throughput(domain, task, sessions, workers, waves, latency, model, call
     shares, with_startup, cpu_per_call = [], [], []
     runs = sessions * waves
     print(
-        f"throughput: {runs} sessions of {domain_name} task {task.id}, concurrency {sessions}, {workers} worker"
-        f"{'s' if workers > 1 else ''}, latency {latency * 1000:.0f} ms"
+        f"throughput: {runs} sessions of {domain_name} task {task.id}, concurrency {sessions}, {workers} "
+        f"{'Ray actor' if backend == 'ray' else 'worker'}{'s' if workers > 1 else ''}, latency {latency * 1000:.0f} ms"
     )
     print(f"  model calls per session {calls + customer_calls} (agent {calls}, customer {customer_calls}); latency-bound session {per_session:.2f} s")
     for run in range(repeat):
         config = EvalConfig(
-            domain=domain, tasks=[task], modes=["full"], trials=runs, out=tmp / f"timed-{sessions}-{workers}-{run}",
+            domain=domain, tasks=[task], modes=["full"], trials=runs, out=tmp / f"timed-{backend}-{sessions}-{workers}-{run}",
             agent_model=model, user_model=model, concurrency=sessions, workers=workers,
-            domain_source=functools.partial(load_domain, domain_name), session_options=dict(SESSION_OPTIONS),
+            domain_source=functools.partial(load_domain, domain_name), session_options=dict(SESSION_OPTIONS), backend=backend,
         )
         ready: list[float] = []
+        actors: list[float] = []
+        recorded_runs = [0]
+
+        def recorded(result, actors=actors, recorded_runs=recorded_runs):
+            recorded_runs[0] += 1
+            if backend == "ray" and recorded_runs[0] == runs:  # the actors end with the eval: read them now
+                actors.append(_actors_cpu())
+
         cpu = _cpu()
         start = time.perf_counter()
-        results = asyncio.run(run_eval(config, on_start=lambda ready=ready: ready.append(time.perf_counter())))
+        results = asyncio.run(run_eval(config, on_result=recorded, on_start=lambda ready=ready: ready.append(time.perf_counter())))
         end = time.perf_counter()
-        cpu = _cpu() - cpu
+        cpu = _cpu() - cpu + sum(actors)
         startup = ready[0] - start if ready else 0.0
         wall = end - (ready[0] if ready else start)
         passed = sum(r.passed for r in results)
@@ -228,6 +262,7 @@ def main() -> None:
     parser.add_argument("--http", choices=["lean", "default"], default="lean", help="the model clients' HTTP transport")
     parser.add_argument("--ask-window", action="store_true", help="let the sessions ask the server its context window")
     parser.add_argument("--skip-tokens", action="store_true")
+    parser.add_argument("--backend", choices=["local", "ray"], action="append", help="where the workers run (repeat; default: local)")
     args = parser.parse_args()
     if args.ask_window:
         SESSION_OPTIONS.clear()
@@ -239,8 +274,21 @@ def main() -> None:
             load_domain(name)
     except LedgerTuiError as exc:
         raise SystemExit(str(exc)) from None
+    backends = tuple(args.backend or ["local"])
+    if "ray" in backends:
+        import logging
+
+        from ledger_tui.eval.ray_backend import need_ray
+        from ledger_tui.eval.workers import cores
+
+        try:
+            ray = need_ray()
+        except LedgerTuiError as exc:
+            raise SystemExit(str(exc)) from None
+        # started once here, so each timed eval pays only its actors' start-up, as on a running cluster
+        ray.init(num_cpus=cores(), include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     for name in names:
-        throughput(name, args.sessions or [64, 256], args.workers, args.latency, args.repeat, args.waves)
+        throughput(name, args.sessions or [64, 256], args.workers, args.latency, args.repeat, args.waves, backends)
     if not args.skip_tokens:
         print()
         tokens(["airline", "retail", "telecom", "telehealth"])
