@@ -106,3 +106,27 @@ async def test_after_each_step_the_screen_is_laid_out_as_a_fresh_layout_would_la
             screen.refresh(layout=True)
             await pilot.pause()
             assert placed() == before, screen.cursor
+
+
+async def test_leaving_a_replay_in_the_middle_of_a_step_leaves_the_screen_drawing(tmp_path):
+    """A step that mounts entries holds the screen's drawing until they are in place; closing the
+    replay before they are must not leave it held."""
+    from tests.ui.run_folders import imported_folder
+
+    app = make_app(folder=imported_folder(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        browse = app.screen
+        await pilot.press("enter")
+        await pilot.pause()
+        replay = app.screen
+        assert replay is not browse
+        for _ in range(3):
+            replay.cursor = 0
+            replay.cursor = len(replay.events) - 1  # mounts every entry the window shows
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is browse
+            assert app._batch_count == 0, "nothing holds the screen's drawing"
+            await pilot.press("enter")
+            await pilot.pause()
+            replay = app.screen

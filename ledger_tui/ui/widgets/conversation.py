@@ -10,8 +10,10 @@ far the cursor moved: a jump across 100,000 events costs what a jump across 100 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Awaitable, Callable, Mapping, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
@@ -42,6 +44,7 @@ Undo = Callable[[], None]
 
 LOW = 60  # entries kept mounted after trimming
 HIGH = 100  # trim when more than this many are mounted
+HOLD = 0.5  # seconds the screen waits, at most, for the widgets a step mounts or removes
 
 
 def _nothing() -> None:
@@ -89,6 +92,10 @@ class ConversationView(VerticalScroll):
         # jump's cost); those left over are removed before the call returns
         self._spare: dict[type[Widget], list[Widget]] = {Line: [], ToolCallItem: []}
         self._calls: dict[str, ToolCallItem] = {}
+        # mounts and removals under way (Textual finishes them in its message loop)
+        self._unsettled: list[Awaitable[object]] = []
+        self._holding: set[asyncio.Task[None]] = set()
+        self._held: list[AbstractContextManager[None]] = []  # screen updates held for them
         # who asked for each call, by id (replay: the whole trajectory's), for a refusal whose
         # call is not in the window
         self.requestors: Mapping[str, str] = {}
@@ -144,11 +151,13 @@ class ConversationView(VerticalScroll):
             self._earlier.update(Text("… earlier conversation not shown", style="dim"))
             self._earlier_count = -1
         self.follow()
+        self._hold_frame()
 
     def rewind_to(self, seq: int) -> None:
         """Undo everything shown after step `seq`."""
         self._rewind(seq)
         self._release()
+        self._hold_frame()
 
     def _rewind(self, seq: int) -> None:
         cut = self._cut(seq)
@@ -199,6 +208,43 @@ class ConversationView(VerticalScroll):
             self._earlier_count = earlier
             self._release()
         self.follow()
+        self._hold_frame()
+
+    def _hold_frame(self) -> None:
+        """Mounting and removing widgets finish after the call that asked for them, in Textual's
+        message loop; drawn meanwhile, a step would be drawn twice: first without its new entries
+        (the other panes already moved), then laid out and drawn again with them. The screen is
+        not drawn until they are in place or gone (at most `HOLD` seconds), so it is drawn once."""
+        if not self._unsettled:
+            return
+        unsettled, self._unsettled = self._unsettled, []
+        batch = self.app.batch_update()
+        batch.__enter__()
+
+        def release() -> None:
+            if batch in self._held:
+                self._held.remove(batch)
+                batch.__exit__(None, None, None)
+                self.screen.check_idle()  # the screen draws what waited (the app alone is told)
+
+        async def settle(done: Awaitable[object]) -> None:
+            await done
+
+        async def wait() -> None:
+            try:
+                await asyncio.wait([asyncio.ensure_future(settle(done)) for done in unsettled], timeout=HOLD)
+            finally:
+                release()
+
+        self._held.append(batch)
+        task = asyncio.get_running_loop().create_task(wait())
+        self._holding.add(task)
+        task.add_done_callback(self._holding.discard)
+
+    def on_unmount(self) -> None:
+        for batch in list(self._held):  # leaving the screen: nothing to wait for any more
+            self._held.remove(batch)
+            batch.__exit__(None, None, None)
 
     def reset(self) -> None:
         self.rewind_to(-2)
@@ -239,7 +285,7 @@ class ConversationView(VerticalScroll):
                 widget.display = False
                 spare.append(widget)
         if extra:
-            self.remove_children(extra)
+            self._unsettled.append(self.remove_children(extra))
         return going
 
     def _release(self) -> None:
@@ -248,7 +294,7 @@ class ConversationView(VerticalScroll):
         for spare in self._spare.values():
             spare.clear()
         if left:
-            self.remove_children(left)
+            self._unsettled.append(self.remove_children(left))
 
     def _prepend(self, events: list[Event]) -> None:
         """Mount older entries before the first one shown, in order; a result or a decision already
@@ -274,9 +320,9 @@ class ConversationView(VerticalScroll):
         def mount_run() -> None:
             if run:
                 if run_before is not None and run_before.parent is self:
-                    self.mount_all(run, before=run_before)
+                    self._unsettled.append(self.mount_all(run, before=run_before))
                 else:
-                    self.mount_all(run)
+                    self._unsettled.append(self.mount_all(run))
                 run.clear()
 
         for widget, before, new in pending:
