@@ -362,8 +362,10 @@ class Cluster:
         cpus = int(self.ray.cluster_resources().get("CPU", 0))
         wanted = config.workers if config.workers is not None else default_workers(config.concurrency, cpus)
         if wanted > cpus:
+            from ledger_tui.explain import plural
+
             raise RayError(
-                f"--workers {wanted} needs {wanted} CPUs of the Ray cluster, which has {cpus}; lower --workers or add "
+                f"--workers {wanted} needs {plural(wanted, 'CPU')} of the Ray cluster, which has {cpus}; lower --workers or add "
                 "machines with `ray start --address=HEAD:6379`."
             )
         workers = max(1, min(wanted, config.concurrency, runs))

@@ -52,16 +52,26 @@ def actor_homes() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("ledger-tui-ray-*")}
 
 
-def actor_pids() -> list[int]:
-    """The processes of Ray workers (ShardActor) on this machine."""
+def actor_pids(under: int | None = None) -> list[int]:
+    """The processes of Ray workers (ShardActor) on this machine (descendants of `under` if given:
+    those of the Ray instance a process started)."""
     pids = []
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::ShardActor"):
-                pids.append(int(entry.name))
+                if under is None or under in ancestors(int(entry.name)):
+                    pids.append(int(entry.name))
         except OSError:
             pass
     return pids
+
+
+def ancestors(pid: int) -> list[int]:
+    found = []
+    while pid > 1:
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        found.append(pid)
+    return found
 
 
 def actors_ended() -> list[int]:
@@ -236,7 +246,7 @@ def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(a
     out = tmp_path / "out"
     proc = start(airline_model, out, "--backend", "ray")
     wait_for_lines(out, 2, proc)
-    pids = actor_pids()
+    pids = actor_pids(under=proc.pid)
     assert len(pids) == 2
     os.kill(pids[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=90)
