@@ -222,7 +222,11 @@ class _Actor(Lane):
 
 
 def _ray_words(exc: BaseException) -> str:
-    """A Ray error in a few words (their messages hold tracebacks and ids)."""
+    """A Ray error in a few words (their messages hold tracebacks and ids): what an actor's code
+    raised, else the first line of Ray's message."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        return describe(cause)
     first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
