@@ -151,10 +151,7 @@ class ShardActor:
     `ray.remote` when an eval starts, so importing this module does not need Ray.)"""
 
     def __init__(self) -> None:
-        # everything this actor writes (the domain's data, its runs' trajectories until they are
-        # sent) goes under one folder of its own, removed when it stops; the process is the actor's
-        self.home = Path(tempfile.mkdtemp(prefix="ledger-tui-ray-"))
-        tempfile.tempdir = str(self.home)
+        self.home: Path | None = None
         self.shard: Shard | None = None
         self.ready = asyncio.Event()
         self.stopped = False
@@ -165,6 +162,7 @@ class ShardActor:
         import ray
 
         try:
+            self.home = _home()
             self.shard = Shard.from_recipe(recipe, out=self.home / "out")
         except BaseException as exc:  # noqa: BLE001 - said by the writer in one sentence
             return setup_failed(exc)
@@ -200,8 +198,37 @@ class ShardActor:
         for task in list(self.running.values()):
             task.cancel()
         await asyncio.gather(*self.running.values(), return_exceptions=True)
-        shutil.rmtree(self.home, ignore_errors=True)
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
         return ("bye",)
+
+
+HOME = "ledger-tui-ray-"
+
+
+def _home() -> Path:
+    """The folder of everything an actor writes (the domain's data, its runs' trajectories until
+    they are sent), removed when it stops; the process is the actor's, so its temporary files all
+    go there. An actor that was killed could not remove its own: the folders of actors no longer
+    running on this machine (named by their process) are removed first."""
+    here = Path(tempfile.gettempdir())
+    for old in here.glob(f"{HOME}*-*"):
+        pid = old.name[len(HOME) :].split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    home = Path(tempfile.mkdtemp(prefix=f"{HOME}{os.getpid()}-", dir=here))
+    tempfile.tempdir = str(home)
+    return home
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's
+    return True
 
 
 # ------------------------------------------------------------------------------------ the writer
