@@ -27,16 +27,24 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import socket
 import sys
-import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.eval.shards import STOP_GRACE, Lane, Shard, WorkerError, describe, dispatch, ours, setup_failed, shares, spec_for
+from ledger_tui.eval.ray_actor import ShardActor, ShippedDomain
+from ledger_tui.eval.shards import (
+    STOP_GRACE,
+    Lane,
+    WorkerError,
+    describe,
+    dispatch,
+    ours,
+    shares,
+    spec_for,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -115,120 +123,6 @@ def _quiet() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-
-
-# ------------------------------------------------------------------------------------ the domain
-
-
-@dataclass(frozen=True)
-class ShippedDomain:
-    """A domain with its data, for a worker that cannot read this machine's files: its code by
-    reference (each machine imports it), its policy as text, its database files as bytes (written
-    to a temporary folder where it is rebuilt, the first file being the one `load_db` is given)."""
-
-    domain: Any
-    files: tuple[tuple[str, bytes], ...]
-
-    @classmethod
-    def of(cls, domain: Any) -> ShippedDomain:
-        files = tuple((path.name, path.read_bytes()) for path in domain.db_files())
-        portable = replace(domain, _cache={}, policy_override=domain.policy, db_override=None)
-        return cls(portable, files)
-
-    def __call__(self) -> Any:
-        folder = Path(tempfile.mkdtemp(prefix="ledger-tui-data-"))
-        for name, data in self.files:
-            (folder / name).write_bytes(data)
-        return replace(self.domain, db_override=folder / self.files[0][0], _cache={})
-
-
-# ------------------------------------------------------------------------------------- the actor
-
-
-class ShardActor:
-    """A Ray actor running a share of the sessions: a Shard whose outputs go to the actor's own
-    temporary folder, each trajectory travelling back with its result. (Made a Ray actor class by
-    `ray.remote` when an eval starts, so importing this module does not need Ray.)"""
-
-    def __init__(self) -> None:
-        self.home: Path | None = None
-        self.shard: Shard | None = None
-        self.ready = asyncio.Event()
-        self.stopped = False
-        self.running: dict[int, asyncio.Future[tuple]] = {}
-
-    async def setup(self, recipe: bytes) -> tuple:
-        """Build the shard and prepare it: `("ready", where)` or `("setup_failed", ...)`."""
-        import ray
-
-        try:
-            self.home = _home()
-            self.shard = Shard.from_recipe(recipe, out=self.home / "out")
-        except BaseException as exc:  # noqa: BLE001 - said by the writer in one sentence
-            return setup_failed(exc)
-        message = await self.shard.prepare()
-        if message[0] != "ready":
-            return message
-        self.ready.set()
-        return ("ready", ray.util.get_node_ip_address())
-
-    async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
-        """One run's message; a result carries its trajectory's bytes last."""
-        await self.ready.wait()
-        if self.stopped or self.shard is None:
-            return ("cancelled", index)
-        task = self.running[index] = asyncio.ensure_future(self.shard.run(index, position, trial, mode))
-        try:
-            message = await task
-        except asyncio.CancelledError:
-            return ("cancelled", index)
-        finally:
-            self.running.pop(index, None)
-        if message[0] != "result":
-            return message
-        written = Path(message[2]["trajectory"])
-        trajectory = written.read_bytes()
-        written.unlink()
-        return (*message, trajectory)
-
-    async def stop(self) -> tuple:
-        """Cancel the runs in flight (each answers "cancelled"), then remove this actor's folder."""
-        self.stopped = True
-        self.ready.set()
-        for task in list(self.running.values()):
-            task.cancel()
-        await asyncio.gather(*self.running.values(), return_exceptions=True)
-        if self.home is not None:
-            shutil.rmtree(self.home, ignore_errors=True)
-        return ("bye",)
-
-
-HOME = "ledger-tui-ray-"
-
-
-def _home() -> Path:
-    """The folder of everything an actor writes (the domain's data, its runs' trajectories until
-    they are sent), removed when it stops; the process is the actor's, so its temporary files all
-    go there. An actor that was killed could not remove its own: the folders of actors no longer
-    running on this machine (named by their process) are removed first."""
-    here = Path(tempfile.gettempdir())
-    for old in here.glob(f"{HOME}*-*"):
-        pid = old.name[len(HOME) :].split("-", 1)[0]
-        if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(old, ignore_errors=True)
-    home = Path(tempfile.mkdtemp(prefix=f"{HOME}{os.getpid()}-", dir=here))
-    tempfile.tempdir = str(home)
-    return home
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's
-    return True
 
 
 # ------------------------------------------------------------------------------------ the writer

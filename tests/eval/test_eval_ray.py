@@ -24,7 +24,8 @@ from domains import load_domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import load_tasks
-from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, ShippedDomain, check_backend
+from ledger_tui.eval.ray_actor import ShippedDomain
+from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, check_backend
 from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
 from ledger_tui.eval.workers import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
@@ -105,7 +106,7 @@ async def test_ray_actors_write_what_the_local_backend_writes(local_ray, tmp_pat
     assert without_timing(tmp_path / "local") == without_timing(tmp_path / "ray")
     assert {r.trajectory for r in remote} == {str(p) for p in (tmp_path / "ray" / "trajectories").rglob("*.jsonl")}
     # the actors are gone, and their folders with them
-    assert actors_ended() == [] and actor_homes() == homes - {stale.name}
+    assert actors_ended() == [] and actor_homes() <= homes - {stale.name}
 
 
 @pytest.mark.parametrize("domain", ["airline", "telecom"])
