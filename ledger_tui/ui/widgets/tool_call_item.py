@@ -11,6 +11,7 @@ import json
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
@@ -27,6 +28,11 @@ class CallTitle(CollapsibleTitle):
     """The call's one line: its width follows the title, and the layout that measures it is enough."""
 
     virtual_size = laid_out_size()
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        # written before it is mounted, it is measured by the layout that places it: asking for a
+        # layout of its own laid the screen out again after every call item mounted
+        super().update(content, layout=layout and self.is_mounted)
 
 
 class ToolCallItem(Collapsible):
