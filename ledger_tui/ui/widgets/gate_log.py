@@ -10,15 +10,19 @@ Only the latest decisions are listed (between `LIST_MIN` and `LIST_MAX` rows; a 
 of rows costs ~0.1 ms a row to fill and removing one row rebuilds its index): the border's subtitle
 counts the earlier ones, which come back when the cursor steps back to them. The title's counts
 are kept as decisions come and go, so a step costs the same at the 5,000th decision as at the 5th.
+A listed row never changes, so the cells drawn for it are kept (the table itself forgets them all
+whenever a row comes or goes): a step that lists one more decision draws that row, not every row.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.content import Content
 from textual.widgets import DataTable
 
@@ -57,6 +61,7 @@ class GateLog(DataTable[Text]):
         self.title_text = "Gate log"
         self.border_title = self.title_text
         self._drawn_title = ""
+        self._cells: LRUCache[tuple[object, ...], list[list[Segment]]] = LRUCache(8 * LIST_MAX)
 
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
@@ -226,8 +231,40 @@ class GateLog(DataTable[Text]):
             key=str(decided.seq),
         )
 
+    def _render_cell(
+        self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool = False, hover: bool = False
+    ) -> list[list[Segment]]:
+        """A listed decision's cell as the table draws it, kept by what the table draws it from:
+        the row (its decision and place), column, width, style, cursor and hover, and the table's
+        focus and cursor settings."""
+        if not 0 <= row_index < len(self._listed) or column_index < 0:  # the header
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (
+            self._listed[row_index].seq,
+            row_index,
+            column_index,
+            width,
+            base_style,
+            cursor,
+            hover,
+            self.show_cursor,
+            getattr(self, "_show_hover_cursor", None),
+            getattr(self, "_pseudo_class_state", None),
+        )
+        lines = self._cells.get(key)
+        if lines is None:
+            lines = self._cells[key] = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        return lines
+
+    def notify_style_update(self) -> None:
+        self._cells.clear()
+        super().notify_style_update()
+
     def on_resize(self) -> None:
         self._update_title()
+        if self.row_count and self.cursor_row == self.row_count - 1:
+            # shorter (the reason under the log grew to more lines): the latest stays in view
+            self.move_cursor(row=self.cursor_row)
 
     def _update_title(self) -> None:
         """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
