@@ -616,18 +616,23 @@ async def _eval_with_progress(config, total: int):
     from ledger_tui.eval.runner import load_results, run_eval
 
     done_before = len([r for r in load_results(config.out) if not r.infrastructure_error])
-    with Progress(
+    progress = Progress(
         TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         TextColumn("{task.description}"), transient=False,
-    ) as progress:
-        bar = progress.add_task("", total=total, completed=min(done_before, total))
-        passed = {"n": 0}
+    )
+    bar = progress.add_task("", total=total, completed=min(done_before, total))
+    passed = {"n": 0}
 
-        def tick(result):
-            passed["n"] += int(result.passed)
-            progress.update(bar, advance=1, description=f"{passed['n']} passed in this run")
+    def tick(result):
+        passed["n"] += int(result.passed)
+        progress.update(bar, advance=1, description=f"{passed['n']} passed in this run")
 
-        return await run_eval(config, on_result=tick)
+    # the bar appears once the runs start: a task that cannot be set up, workers that cannot start
+    # or a Ray address that does not answer is said alone, with no empty bar above it
+    try:
+        return await run_eval(config, on_result=tick, on_start=progress.start)
+    finally:
+        progress.stop()
 
 
 @app.command("import-tau2")
