@@ -11,8 +11,8 @@ far the cursor moved: a jump across 100,000 events costs what a jump across 100 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Awaitable, Callable, Mapping, Sequence
 
 from rich.text import Text
@@ -27,6 +27,7 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
     GateDecided,
+    GateDecision,
     HelperCall,
     Notice,
     ReformulatedInput,
@@ -55,6 +56,17 @@ class Line(Static):
     """One line of the conversation (customer, agent, refusal, notice, helper)."""
 
     virtual_size = laid_out_size()
+
+
+def _styled_as(widget: Widget) -> frozenset[str]:
+    return widget.styled_as if isinstance(widget, ToolCallItem) else frozenset(widget.classes)
+
+
+def _outcomes(events: Sequence[Event]) -> dict[str, tuple[GateDecision | None, ToolResult | None]]:
+    """Each call's verdict and result among these events, by call id."""
+    decisions = {e.decision.call.id: e.decision for e in events if isinstance(e, GateDecided)}
+    results = {e.call_id: e for e in events if isinstance(e, ToolResult)}
+    return {i: (decisions.get(i), results.get(i)) for i in decisions.keys() | results.keys()}
 
 
 @dataclass
@@ -92,6 +104,8 @@ class ConversationView(VerticalScroll):
         # jump's cost); those left over are removed before the call returns
         self._spare: dict[type[Widget], list[Widget]] = {Line: [], ToolCallItem: []}
         self._calls: dict[str, ToolCallItem] = {}
+        # the verdict and result each call shown by `sync` gets, to reuse an item that looks so
+        self._outcomes: dict[str, tuple[GateDecision | None, ToolResult | None]] = {}
         # mounts and removals under way (Textual finishes them in its message loop)
         self._unsettled: list[Awaitable[object]] = []
         self._holding: set[asyncio.Task[None]] = set()
@@ -181,6 +195,7 @@ class ConversationView(VerticalScroll):
         entry that would be trimmed at once is never mounted."""
         total = len(events) if total is None else total
         tail = list(events[-HIGH:]) if total else []
+        self._outcomes = _outcomes(tail)
         offset = total - len(tail)  # position of tail[0] among all the events
         last = tail[-1].seq if tail else -1
         with self.app.batch_update():
@@ -343,8 +358,13 @@ class ConversationView(VerticalScroll):
                 widget.settle()
         mount_run()
 
-    def _reuse(self, kind: type[Widget]) -> Widget | None:
+    def _reuse(self, kind: type[Widget], look: frozenset[str]) -> Widget | None:
+        """A spare widget of this kind, one already styled with these classes if there is one
+        (restyling a widget is most of what reusing it costs)."""
         spare = self._spare[kind]
+        for i in range(len(spare) - 1, -1, -1):
+            if _styled_as(spare[i]) == look:
+                return spare.pop(i)
         return spare.pop() if spare else None
 
     # ------------------------------------------------------------------ one event each
@@ -352,7 +372,7 @@ class ConversationView(VerticalScroll):
         self._pending.append((widget, before, new))
 
     def _line(self, event: Event, text: Text, classes: str, before: Widget | None) -> Shown:
-        widget = self._reuse(Line)
+        widget = self._reuse(Line, frozenset(("line", *classes.split())))
         if widget is None:
             widget = Line(text, classes=f"line {classes}")
             self._mount(widget, before)
@@ -380,7 +400,8 @@ class ConversationView(VerticalScroll):
             who = "agent (operator)  " if event.author == "operator" else "agent  "  # /say in play
             return self._line(event, Text.assemble((who, "bold"), shown(event.text)), "agent", before)
         if isinstance(event, ToolCallProposed):
-            item = self._reuse(ToolCallItem)
+            decision, result = self._outcomes.get(event.call.id, (None, None))
+            item = self._reuse(ToolCallItem, ToolCallItem.look(event, decision, result))
             if item is None:
                 item = ToolCallItem(event)
                 self._mount(item, before)

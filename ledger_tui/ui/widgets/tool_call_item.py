@@ -58,6 +58,21 @@ class ToolCallItem(Collapsible):
         )
         self._title = CallTitle(label=self._title.label, collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
+    @staticmethod
+    def look(proposed: ToolCallProposed, decision: GateDecision | None, result: ToolResult | None) -> frozenset[str]:
+        """The classes of an item showing this call closed, with this verdict and result."""
+        classes = {"tool-call", f"-{proposed.kind}", "-collapsed"}
+        if decision is not None:
+            classes.add(f"-{row_class(decision)}")
+        if result is not None and result.error:
+            classes.add("-error")
+        return frozenset(classes)
+
+    @property
+    def styled_as(self) -> frozenset[str]:
+        """The classes its styles were last worked out for."""
+        return self._styled
+
     def rebind(self, proposed: ToolCallProposed) -> None:
         """Show another call (closed, with no verdict or result yet): the conversation reuses items
         instead of mounting new ones. Its classes and title are applied by `settle`, once, after
