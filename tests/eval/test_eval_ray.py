@@ -223,6 +223,7 @@ def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothi
     flags = [f.format(port=port) for f in flags]
     out = run_cli("eval", "-d", "airline", "--agent", "gold", "-o", str(tmp_path / "out"), *flags, env={"RAY_ADDRESS": f"127.0.0.1:{port}"})
     assert words.format(port=port) in one_sentence_error(out)
+    assert "eval" not in out.stdout, "no progress bar is drawn before the runs start"
     assert not (tmp_path / "out").exists()
 
 
