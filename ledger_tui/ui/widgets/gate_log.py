@@ -208,6 +208,7 @@ class GateLog(DataTable[Text]):
     def _relist(self) -> None:
         """List the latest LIST_FILL decisions the filter shows, from scratch."""
         self.clear()
+        self._cells.clear()  # the rows change places: what was drawn for them is kept no more
         self._listed = []
         self._by_key = {}
         rows: list[GateDecided] = []
