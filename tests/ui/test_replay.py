@@ -216,13 +216,15 @@ async def test_the_highlighted_decision_is_spelled_out_under_the_gate_log(toy, t
 async def test_the_replay_hands_the_garbage_collector_back_when_it_closes(toy, tmp_path):
     import gc
 
+    from ledger_tui.ui.screens.replay import YOUNG_GENERATION
+
     path, _ = await revise_trajectory(toy, tmp_path)
     thresholds = gc.get_threshold()
     app = make_app(trajectory=path, domain=toy)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert gc.get_freeze_count() > 0, "the loaded trajectory is kept out of full collections"
-        assert gc.get_threshold()[0] >= 10_000, "short-lived drawing garbage dies young"
+        assert gc.get_threshold()[0] >= YOUNG_GENERATION, "short-lived drawing garbage dies young"
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == thresholds
 

@@ -32,10 +32,12 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 # is scanned (Python's default: 700). Drawing one step makes thousands of short-lived objects, many
 # in reference cycles (a Textual strip keeps caches that point back at it); scanned every 700, a
 # jump ran ~27 young collections, each catching some of them alive and promoting them, so a full
-# collection (30-60 ms at 100k events) came every four jumps. With 10,000, most are garbage by the
-# first scan: at 100k events the collector's time per jump fell from 10-13 ms to ~7 ms and full
-# collections from 12 to 1 in 60 jumps.
-YOUNG_GENERATION = 10_000
+# collection (30-70 ms at 100k events) came every four to six jumps. Scanned every 5,000, most are
+# garbage by the first scan: over 200 jumps at 100k events, pauses of the collector over 15 ms came
+# at ~1 jump in 6 as before but were middle collections of ~20 ms, with one full one. Larger (10,000
+# and up) makes the middle collections long (50-90 ms, every ~11 jumps): what a young scan leaves
+# alive is mostly the screen's caches of drawn lines.
+YOUNG_GENERATION = 5_000
 
 
 def _seq(event: Event) -> int:
