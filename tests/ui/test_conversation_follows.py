@@ -5,11 +5,26 @@ operator opens stays where it is."""
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from textual.pilot import Pilot
 
 from ledger_tui.ui.app import make_app
+from ledger_tui.ui.screens.replay import ReplayScreen
 from ledger_tui.ui.widgets.conversation import ConversationView
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 from tests.ui.test_long_replay import long_trajectory
+
+
+@asynccontextmanager
+async def replay_at(toy, tmp_path, events: int, step: int, size: tuple[int, int]) -> AsyncIterator[tuple[ReplayScreen, Pilot]]:
+    """A replay of a long trajectory (`events` events) opened at `step`, settled."""
+    app = make_app(trajectory=await long_trajectory(toy, tmp_path, events), domain=toy, step=step)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        yield app.screen, pilot
 
 
 def shown_children(view: ConversationView) -> list:
@@ -24,12 +39,8 @@ def latest_in_view(view: ConversationView) -> bool:
 
 
 async def test_the_latest_entry_is_in_view_after_every_step_and_jump(toy, tmp_path):
-    path = await long_trajectory(toy, tmp_path, 600)
-    app = make_app(trajectory=path, domain=toy, step=300)
-    async with app.run_test(size=(120, 30)) as pilot:
-        screen = app.screen
+    async with replay_at(toy, tmp_path, 600, 300, (120, 30)) as (screen, pilot):
         view = screen.conversation
-        await pilot.pause()
         assert view.max_scroll_y > 0, "the conversation is longer than the pane"
         rng = random.Random(3)
         moves = [1] * 25 + [-1] * 25 + [rng.randrange(40, 599) - screen.cursor for _ in range(6)]
@@ -40,10 +51,7 @@ async def test_the_latest_entry_is_in_view_after_every_step_and_jump(toy, tmp_pa
 
 
 async def test_a_short_conversation_starts_at_the_top_of_the_pane(toy, tmp_path):
-    path = await long_trajectory(toy, tmp_path, 600)
-    app = make_app(trajectory=path, domain=toy, step=6)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = app.screen
+    async with replay_at(toy, tmp_path, 600, 6, (120, 40)) as (screen, pilot):
         view = screen.conversation
         for step in (6, 7, 8, 300, 8):  # also once a long stretch was shown and jumped back from
             screen.cursor = step
@@ -57,12 +65,8 @@ async def test_a_short_conversation_starts_at_the_top_of_the_pane(toy, tmp_path)
 
 
 async def test_a_call_the_operator_opens_stays_where_it_is(toy, tmp_path):
-    path = await long_trajectory(toy, tmp_path, 600)
-    app = make_app(trajectory=path, domain=toy, step=400)
-    async with app.run_test(size=(120, 30)) as pilot:
-        screen = app.screen
+    async with replay_at(toy, tmp_path, 600, 400, (120, 30)) as (screen, pilot):
         view = screen.conversation
-        await pilot.pause()
         assert latest_in_view(view)
         pane = view.scrollable_content_region
         # a call in the upper half of the pane, with entries below it
@@ -85,10 +89,7 @@ async def test_after_each_step_the_screen_is_laid_out_as_a_fresh_layout_would_la
     """Lines that wrap differently, titles that grow, the reason under the gate log growing and
     shrinking: every widget is where a full layout of the screen puts it, with nothing left over
     to move."""
-    path = await long_trajectory(toy, tmp_path, 900)
-    app = make_app(trajectory=path, domain=toy, step=200)
-    async with app.run_test(size=(110, 32)) as pilot:
-        screen = app.screen
+    async with replay_at(toy, tmp_path, 900, 200, (110, 32)) as (screen, pilot):
         rng = random.Random(8)
         moves = [1] * 30 + [-1] * 12 + [rng.randrange(900) - 450 for _ in range(6)]
 

@@ -12,6 +12,8 @@ from ledger_tui.ui.app import make_app
 from ledger_tui.ui.widgets.gate_log import GateLog
 from tests.ui.test_long_replay import long_trajectory
 
+SIZE = (110, 34)
+
 
 def drawn(log: GateLog) -> list[list[tuple[str, object]]]:
     """The log's lines as the screen gets them (the click targets each cell carries left out)."""
@@ -21,7 +23,7 @@ def drawn(log: GateLog) -> list[list[tuple[str, object]]]:
 
 async def opened_at(path, toy, step: int) -> list[list[tuple[str, object]]]:
     app = make_app(trajectory=path, domain=toy, step=step)
-    async with app.run_test(size=(110, 34)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         return drawn(app.screen.gate_log)
 
@@ -29,7 +31,7 @@ async def opened_at(path, toy, step: int) -> list[list[tuple[str, object]]]:
 async def test_stepping_over_decisions_draws_the_log_as_opening_there_does(toy, tmp_path):
     path = await long_trajectory(toy, tmp_path, 700)
     app = make_app(trajectory=path, domain=toy, step=400)
-    async with app.run_test(size=(110, 34)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         events = screen.events
         decisions = [i for i, e in enumerate(events) if isinstance(e, GateDecided) and 400 < i < 560]
