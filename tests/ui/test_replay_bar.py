@@ -30,11 +30,16 @@ async def test_the_bar_shows_its_line_after_every_change(toy, tmp_path):
         screen = app.screen
         bar = screen.query_one(ReplayBar)
         seen = set()
-        for change in ["step"] * 30 + ["jump", "faster", "step", "play", "pause", "jump", "resize", "step", "jump"]:
+        changes = ["step"] * 30 + ["jump", "faster", "step", "play", "pause", "jump", "resize", "step", "jump"]
+        for change in [*changes, "last", "step back", "first"]:  # the cursor at both ends too
             if change == "step":
                 screen.cursor += 1
             elif change == "jump":
                 screen.cursor = (screen.cursor + 377) % len(screen.events)
+            elif change in ("first", "last"):
+                screen.cursor = 0 if change == "first" else len(screen.events) - 1
+            elif change == "step back":
+                screen.cursor -= 1
             elif change == "faster":
                 screen.action_faster()
             elif change == "play":

@@ -3,9 +3,11 @@
 Clicking the slider chooses a step (`StepChosen`); the keys live on the replay screen so they can
 be remapped in one place.
 
-The counter changes at every step, the rest of the line rarely (a long trajectory moves the
-cursor to the next cell of the slider once in hundreds of steps), so the line is drawn in two
-pieces and the second is kept: a step draws the counter, not the slider's hundred-odd cells.
+The counter changes at every step and the cursor's cell on the slider at a jump; the slider's
+hundred-odd marked cells and the state after it change only with the width, the marks or the
+state. So the line is drawn in pieces, each as `render` would draw it: the counter, the slider up to
+the cursor cut from a kept drawing of it filled, the cursor, and the rest cut from a kept drawing
+of it unfilled.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ class ReplayBar(Widget):
         super().__init__(id=id)
         self.marks: dict[int, str] = {}
         self._track: tuple[tuple[int, int, int, int], list[tuple[str, str]]] | None = None
-        self._tail: tuple[tuple[object, ...], Strip] | None = None  # the line after the counter
+        # the line after the counter drawn with the slider filled and unfilled, by what it shows
+        # (the counter's width among it: a jump can change how many digits the step has)
+        self._tails: dict[tuple[object, ...], tuple[Strip, Strip]] = {}
 
     def render(self) -> Text:
         head, slider_width, state = self._parts()
         text = Text(head, style="bold")
-        self._append_tail(text, slider_width, state)
+        x = self._cursor_cell(slider_width)
+        self._append_tail(text, self._slider(slider_width, cursor=x, filled=x), state)
         return text
 
     def _parts(self) -> tuple[str, int, str]:
@@ -50,31 +55,42 @@ class ReplayBar(Widget):
         state = f" {'▶ playing' if self.playing else 'paused'} {self.speed:g}/s "
         return f"{counter}▕", max(width - len(counter) - len(state) - 2, 10), state
 
-    def _append_tail(self, text: Text, slider_width: int, state: str) -> None:
-        text.append_text(self._slider(slider_width))
+    def _append_tail(self, text: Text, slider: Text, state: str) -> None:
+        text.append_text(slider)
         text.append("▏")
         text.append(state)
 
     def render_line(self, y: int) -> Strip:
-        """`render`'s line, drawn as the counter and the kept rest (the same cells and styles:
-        the rest is drawn after as many blanks as the counter has cells, then cut from them)."""
+        """`render`'s line, from pieces: each drawn after as many blanks as cells come before it
+        on the line, then cut from them, so its cells and styles are the ones `render` draws."""
         head, slider_width, state = self._parts()
-        width = self.size.width
-        if y or self.text_selection is not None or len(head) + slider_width + 1 + len(state) > width:
+        width, h = self.size.width, len(head)
+        if y or self.text_selection is not None or h + slider_width + 1 + len(state) > width:
             return super().render_line(y)
-        key = (width, len(head), self._cursor_cell(slider_width), self._track_key(slider_width), state, self.visual_style)
-        if self._tail is None or self._tail[0] != key:
-            rest = Text(" " * len(head), style="bold")
-            self._append_tail(rest, slider_width, state)
-            self._tail = (key, self._strip(rest, width).crop(len(head)))
-        return Strip.join([self._strip(Text(head, style="bold"), len(head)), self._tail[1]])
+        key = (width, h, self._track_key(slider_width), state, self.visual_style)
+        tails = self._tails.get(key)
+        if tails is None:
+            if len(self._tails) >= 8:
+                self._tails.clear()
+            drawn = []
+            for filled in (slider_width, 0):
+                tail = Text(" " * h, style="bold")
+                self._append_tail(tail, self._slider(slider_width, cursor=None, filled=filled), state)
+                drawn.append(self._strip(tail, width))
+            tails = self._tails[key] = (drawn[0], drawn[1])
+        filled_tail, unfilled_tail = tails
+        x = h + self._cursor_cell(slider_width)
+        cursor = Text(" " * x, style="bold")
+        cursor.append("●", self._style("cursor", {}))
+        pieces = [self._strip(Text(head, style="bold"), h), filled_tail.crop(h, x), self._strip(cursor, x + 1).crop(x)]
+        return Strip.join([*pieces, unfilled_tail.crop(x + 1, width)])
 
     def _strip(self, text: Text, width: int) -> Strip:
         """`text` drawn as the widget draws what `render` returns."""
         return Visual.to_strips(self, visualize(self, text, markup=self._render_markup), width, 1, self.visual_style)[0]
 
     def notify_style_update(self) -> None:
-        self._tail = None
+        self._tails.clear()
         super().notify_style_update()
 
     def _track_key(self, width: int) -> tuple[int, int, int, int]:
@@ -97,24 +113,29 @@ class ReplayBar(Widget):
             self._track = (key, cells)
         return list(self._track[1])
 
-    def _slider(self, width: int) -> Text:
+    def _slider(self, width: int, cursor: int | None, filled: int) -> Text:
+        """The track, with the cursor on it (if any) and the unmarked cells before `filled` drawn
+        as passed."""
         cells = self._marked(width)
-        x = self._cursor_cell(width)
-        cells[x] = ("●", "cursor")
+        if cursor is not None:
+            cells[cursor] = ("●", "cursor")
         text = Text()
         styles: dict[str, Style] = {}
         for i, (char, kind) in enumerate(cells):
-            style = styles.get(kind)
-            if style is None:
-                if kind == "cursor":
-                    style = self.get_component_rich_style("replay-bar--cursor", partial=True)
-                elif kind:
-                    style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
-                else:
-                    style = self.get_component_rich_style("replay-bar--track", partial=True)
-                styles[kind] = style
-            text.append("━" if not kind and i < x else char, style)
+            text.append("━" if not kind and i < filled else char, self._style(kind, styles))
         return text
+
+    def _style(self, kind: str, styles: dict[str, Style]) -> Style:
+        style = styles.get(kind)
+        if style is None:
+            if kind == "cursor":
+                style = self.get_component_rich_style("replay-bar--cursor", partial=True)
+            elif kind:
+                style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
+            else:
+                style = self.get_component_rich_style("replay-bar--track", partial=True)
+            styles[kind] = style
+        return style
 
     COMPONENT_CLASSES = {
         "replay-bar--cursor",
