@@ -24,7 +24,10 @@ RUNS = 8
 
 @pytest.fixture(scope="module")
 def server():
-    with LoopbackServer(responder_for("airline"), latency=0.05, keep_requests=False) as running:
+    # 150 ms a call: the runs left when Ctrl-C is sent take over a second, so a loaded machine
+    # (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms, one such
+    # run exited 0, every run finished, in both Ctrl-C tests)
+    with LoopbackServer(responder_for("airline"), latency=0.15, keep_requests=False) as running:
         yield running
 
 
