@@ -361,7 +361,11 @@ def why(
         verdicts = tuple(Verdict) if all_decisions else (Verdict.REVISE, Verdict.BLOCK)
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
-        say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
+        mode = loaded.started.mode if loaded.started else ""
+        if mode in ("baseline", "ledger", "irma"):  # modes without the gate: every write ran unjudged
+            say(f"This trajectory ran in mode {mode}, without the gate: no write was judged.")
+        else:
+            say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
     for i, event in enumerate(chosen):
         if i:

@@ -298,3 +298,8 @@ def test_the_gold_agent_is_refused_in_mode_irma_in_one_sentence(tmp_path: Path):
     second = cli("eval", "--domain", "airline", "--agent", "gold", "--mode", "full", "--mode", "irma", "--out", str(tmp_path / "ev"))
     assert "helper calls need a model" in one_sentence_error(second)
     assert not (tmp_path / "ev").exists(), "refused before anything is written"
+
+
+def test_why_on_a_run_without_the_gate_says_so():
+    out = cli("why", "sessions/airline-irma-cancel-goes-through.jsonl")
+    assert out.returncode == 0 and out.stdout.strip() == "This trajectory ran in mode irma, without the gate: no write was judged."
