@@ -700,17 +700,23 @@ def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2
 @app.command()
 def regress(
     trajectories: list[Path] = typer.Argument(..., help="Trajectory files to replay under today's policy."),
+    mode: Optional[str] = typer.Option(
+        None, "--mode",
+        help="Replay in this mode instead of the recorded one, e.g. full on a baseline or irma run: which writes the gate would stop.",
+    ),
 ) -> None:
     """Replay recorded model turns under today's predicates and report verdicts that changed."""
     from domains import load_domain
     from ledger_tui.engine.store import read_trajectory
     from ledger_tui.eval.regress import check_domain, regress as run_regress, regress_lines
 
+    if mode is not None:
+        _check_mode(mode)
     changed = 0
     for path in trajectories:
         loaded = read_trajectory(path)
         domain = load_domain(check_domain(loaded.events))
-        report = asyncio.run(run_regress(domain, loaded.events))
+        report = asyncio.run(run_regress(domain, loaded.events, replay_in=mode))
         changed += len(report.changes)
         for line in regress_lines(path, report):
             say(line)

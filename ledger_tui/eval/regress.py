@@ -39,12 +39,17 @@ class RegressReport:
     events: list[Event] = field(default_factory=list)
 
 
-async def regress(domain: Domain, events: list[Event], mode: str = "full", out: Path | None = None) -> RegressReport:
+async def regress(
+    domain: Domain, events: list[Event], mode: str = "full", out: Path | None = None, replay_in: str | None = None
+) -> RegressReport:
+    """Replay the recorded model turns in the recorded mode (`mode` when the recording names none),
+    or in `replay_in`: e.g. `full` on a baseline or IRMA run, to see which of its writes the gate
+    would have stopped (a decision before none)."""
     start = events[0] if events and events[0].type == "session_started" else None
     task = None
     if start is not None and start.task_id and domain.tasks_path.exists():
         task = next((t for t in load_tasks(domain.tasks_path) if t.id == start.task_id), None)
-    recorded_mode = start.mode if start is not None and start.mode in MODES else mode
+    recorded_mode = replay_in or (start.mode if start is not None and start.mode in MODES else mode)
     session = Session(
         domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,

@@ -303,3 +303,11 @@ def test_the_gold_agent_is_refused_in_mode_irma_in_one_sentence(tmp_path: Path):
 def test_why_on_a_run_without_the_gate_says_so():
     out = cli("why", "sessions/airline-irma-cancel-goes-through.jsonl")
     assert out.returncode == 0 and out.stdout.strip() == "This trajectory ran in mode irma, without the gate: no write was judged."
+
+
+def test_regress_in_full_mode_says_which_writes_of_an_irma_run_the_gate_would_stop():
+    out = cli("regress", "--mode", "full", "sessions/airline-irma-cancel-goes-through.jsonl")
+    assert out.returncode == 1, out.stderr
+    assert '  decision 1: cancel_reservation(reservation_id="VY0QX8"): (no decision) -> BLOCK' in out.stdout.splitlines()
+    same = cli("regress", "sessions/airline-irma-cancel-goes-through.jsonl")
+    assert same.returncode == 0 and "0 gate decisions recorded, 0 under today's policy" in same.stdout
