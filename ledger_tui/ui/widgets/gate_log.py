@@ -10,8 +10,9 @@ Only the latest decisions are listed (between `LIST_MIN` and `LIST_MAX` rows; a 
 of rows costs ~0.1 ms a row to fill and removing one row rebuilds its index): the border's subtitle
 counts the earlier ones, which come back when the cursor steps back to them. The title's counts
 are kept as decisions come and go, so a step costs the same at the 5,000th decision as at the 5th.
-A listed row never changes, so the cells drawn for it are kept (the table itself forgets them all
-whenever a row comes or goes): a step that lists one more decision draws that row, not every row.
+A drawn cell is kept by what it says (its verdict's colour and text) and where it is; the table
+itself forgets every cell whenever a row comes or goes. A step that lists one more decision draws
+that row, not every row, and a jump draws mostly step numbers: verdicts, tools and reasons recur.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class GateLog(DataTable[Text]):
         self.title_text = "Gate log"
         self.border_title = self.title_text
         self._drawn_title = ""
-        self._cells: LRUCache[tuple[object, ...], list[list[Segment]]] = LRUCache(8 * LIST_MAX)
+        self._cells: LRUCache[tuple[object, ...], list[list[Segment]]] = LRUCache(16 * LIST_MAX)
+        self._looks: dict[int, tuple[tuple[str, str], ...]] = {}  # each listed row's cells: (class, text)
 
     def on_mount(self) -> None:
         self.add_column("step", key="step", width=4)
@@ -208,7 +210,7 @@ class GateLog(DataTable[Text]):
     def _relist(self) -> None:
         """List the latest LIST_FILL decisions the filter shows, from scratch."""
         self.clear()
-        self._cells.clear()  # the rows change places: what was drawn for them is kept no more
+        self._looks.clear()  # what each listed row's cells say
         self._listed = []
         self._by_key = {}
         rows: list[GateDecided] = []
@@ -223,12 +225,15 @@ class GateLog(DataTable[Text]):
 
     def _add_row(self, decided: GateDecided) -> None:
         d = decided.decision
-        style = self.get_component_rich_style(f"gate-log--{row_class(d)}", partial=True)
+        kind = row_class(d)
+        style = self.get_component_rich_style(f"gate-log--{kind}", partial=True)
+        cells = (str(decided.seq), verdict_tag(d), shown(d.call.name), shown(describe(d)))
+        self._looks[decided.seq] = tuple((kind, text) for text in cells)
         self.add_row(
-            Text(str(decided.seq), style=style),
-            Text(verdict_tag(d), style=style + Style(bold=True), no_wrap=True),
-            Text(shown(d.call.name), style=style, overflow="ellipsis", no_wrap=True),
-            Text(shown(describe(d)), style=style, overflow="ellipsis", no_wrap=True),
+            Text(cells[0], style=style),
+            Text(cells[1], style=style + Style(bold=True), no_wrap=True),
+            Text(cells[2], style=style, overflow="ellipsis", no_wrap=True),
+            Text(cells[3], style=style, overflow="ellipsis", no_wrap=True),
             key=str(decided.seq),
         )
 
@@ -236,12 +241,12 @@ class GateLog(DataTable[Text]):
         self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool = False, hover: bool = False
     ) -> list[list[Segment]]:
         """A listed decision's cell as the table draws it, kept by what the table draws it from:
-        the row (its decision and place), column, width, style, cursor and hover, and the table's
-        focus and cursor settings."""
+        what it says, its row and column (a click finds the row by them), width, style, cursor and
+        hover, and the table's focus and cursor settings."""
         if not 0 <= row_index < len(self._listed) or column_index < 0:  # the header
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
-            self._listed[row_index].seq,
+            self._looks[self._listed[row_index].seq][column_index],
             row_index,
             column_index,
             width,
