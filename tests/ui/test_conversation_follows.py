@@ -89,9 +89,13 @@ async def test_after_each_step_the_screen_is_laid_out_as_a_fresh_layout_would_la
     """Lines that wrap differently, titles that grow, the reason under the gate log growing and
     shrinking: every widget is where a full layout of the screen puts it, with nothing left over
     to move."""
-    async with replay_at(toy, tmp_path, 900, 200, (110, 32)) as (screen, pilot):
+    async with replay_at(toy, tmp_path, 900, 6, (110, 32)) as (screen, pilot):
         rng = random.Random(8)
-        moves = [1] * 30 + [-1] * 12 + [rng.randrange(900) - 450 for _ in range(6)]
+        # from a conversation shorter than the pane to one that scrolls (its scrollbar comes), back
+        # below it (the scrollbar goes), and jumps
+        moves = [1] * 70 + [-1] * 70 + [rng.randrange(900) - 450 for _ in range(6)]
+        view = screen.conversation
+        scrolled = set()
 
         def placed() -> dict:
             return {
@@ -104,9 +108,11 @@ async def test_after_each_step_the_screen_is_laid_out_as_a_fresh_layout_would_la
             screen.cursor = max(0, min(len(screen.events) - 1, screen.cursor + move))
             await pilot.pause()
             before = placed()
+            scrolled.add(view.show_vertical_scrollbar)
             screen.refresh(layout=True)
             await pilot.pause()
             assert placed() == before, screen.cursor
+        assert scrolled == {True, False}
 
 
 async def test_leaving_a_replay_in_the_middle_of_a_step_leaves_the_screen_drawing(tmp_path):
