@@ -223,15 +223,22 @@ def _complete(value: Any) -> None:
             _complete(item)
 
 
+_CONTAINERS = frozenset({dict, list, _FrozenDict, _FrozenList})
+
+
 def _child(node: Any, step: Any) -> Any:
-    return getattr(node, step) if isinstance(node, BaseModel) else node[step]
+    # dicts and lists are told by their type alone: `isinstance(…, BaseModel)` asks the ABC
+    # machinery, which a write's first call often finds out of the CPU's caches
+    if type(node) in _CONTAINERS or not isinstance(node, BaseModel):
+        return node[step]
+    return getattr(node, step)
 
 
 def _set_child(node: Any, step: Any, value: Any) -> None:
-    if isinstance(node, BaseModel):
-        node.__dict__[step] = value
-    else:
+    if type(node) in _CONTAINERS or not isinstance(node, BaseModel):
         node[step] = value
+    else:
+        node.__dict__[step] = value
 
 
 # pristine collections whose records are frozen (by id; the dict is kept so the id stays its own)
@@ -299,9 +306,9 @@ class CowRecords(MutableMapping[str, Any]):
         (`records[key]`)."""
         own = self._own.get(key)
         if own is None:
-            if key not in self:
-                raise KeyError(key)
-            own = self._own[key] = _shell(self._shared(key))
+            if key in self._removed or key not in self._base:
+                raise KeyError(key)  # (an added key has its own record)
+            own = self._own[key] = _shell(self._base[key])
             self._partial.add(key)
         elif key not in self._partial:
             node = own
