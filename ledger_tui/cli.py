@@ -362,7 +362,9 @@ def why(
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
         mode = loaded.started.mode if loaded.started else ""
-        if mode in ("baseline", "ledger", "irma"):  # modes without the gate: every write ran unjudged
+        from ledger_tui.engine.session import GATED_MODES, MODES
+
+        if mode in MODES and mode not in GATED_MODES:  # every write ran unjudged
             say(f"This trajectory ran in mode {mode}, without the gate: no write was judged.")
         else:
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")

@@ -50,6 +50,7 @@ from ledger_tui.engine.store import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
 MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")
+GATED_MODES: tuple[str, ...] = ("gate", "full")  # the others run every write unchecked
 
 NOT_RUN = "Not executed: the turn ended with a refusal before this call."
 IN_TASK_STATE = "(in task state)"
@@ -124,7 +125,7 @@ class Session:
 
     @property
     def gates_writes(self) -> bool:
-        return self.mode in ("gate", "full")
+        return self.mode in GATED_MODES
 
     def emit(self, event: Event) -> Event:
         event = event.model_copy(update={"seq": len(self.events)})

@@ -285,3 +285,11 @@ async def test_enter_opens_and_closes_tool_calls_in_the_conversation(toy):
         assert calls[-1].collapsed
         await pilot.press("ctrl+o", "tab", "enter")  # Tab to the first call, Enter opens it
         assert not calls[0].collapsed and calls[-1].collapsed
+
+
+async def test_playing_in_a_mode_without_the_gate_says_so_in_the_gate_log(toy, tmp_path):
+    for mode, said in (("baseline", "no gate in mode baseline: writes run unchecked"), ("full", "")):
+        app = make_app(domain=toy, model=None, mode=mode, out=tmp_path / f"{mode}.jsonl")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert (app.screen.query_one(GateLog).border_subtitle or "") == said, mode

@@ -266,3 +266,15 @@ async def test_an_irma_replay_shows_each_helpers_answer_and_what_the_agent_read(
         await pilot.pause()
         lines = [str(w.render()) for w in screen.conversation.children if "helper" in w.classes]
         assert any("1 earlier customer message" in line for line in lines)
+
+
+async def test_the_gate_log_of_a_run_without_the_gate_says_there_was_none():
+    path = Path(__file__).resolve().parents[2] / "sessions" / "retail-irma-refund-to-original-card.jsonl"
+    app = make_app(trajectory=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen.gate_log.border_subtitle == "no gate in mode irma: writes run unchecked"
+    gated = make_app(trajectory=Path(__file__).resolve().parents[2] / "sessions" / "retail-refund-revise-then-allow.jsonl")
+    async with gated.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "no gate" not in (gated.screen.gate_log.border_subtitle or "")

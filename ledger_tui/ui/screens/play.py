@@ -90,6 +90,8 @@ class PlayScreen(WorkbenchScreen):
 
     def on_mount(self) -> None:
         self.status.label = "play"
+        if not self.session.gates_writes:
+            self.gate_log.without_gate(self.session.mode)
         self.query_one("#console", Input).focus()
         self._bridge()
 

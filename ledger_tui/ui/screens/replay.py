@@ -22,6 +22,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
 from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
+from ledger_tui.engine.session import GATED_MODES, MODES
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
@@ -113,6 +114,9 @@ class ReplayScreen(WorkbenchScreen):
         self.conversation.requestors = {
             e.call.id: e.call.requestor for e in self.timeline.events if isinstance(e, ToolCallProposed)
         }
+        started = self.timeline.final.started
+        if started is not None and started.mode in MODES and started.mode not in GATED_MODES:
+            self.gate_log.without_gate(started.mode)
         self.cursor = self._start
         self.gate_log.focus()
         # The trajectory, its timeline and the widgets live as long as the screen: out of the

@@ -61,6 +61,7 @@ class GateLog(DataTable[Text]):
         self._verdict_filter: Verdict | None = None
         self.title_text = "Gate log"
         self.border_title = self.title_text
+        self.ungated = ""  # the session's mode when it has no gate (baseline, ledger, irma)
         self._drawn_title = ""
         self._cells: LRUCache[tuple[object, ...], list[list[Segment]]] = LRUCache(16 * LIST_MAX)
         self._looks: dict[int, tuple[tuple[str, str], ...]] = {}  # each listed row's cells: (class, text)
@@ -272,6 +273,11 @@ class GateLog(DataTable[Text]):
             # shorter (the reason under the log grew to more lines): the latest stays in view
             self.move_cursor(row=self.cursor_row)
 
+    def without_gate(self, mode: str) -> None:
+        """The session's mode has no gate: the empty log says so instead of looking idle."""
+        self.ungated = mode
+        self._update_title()
+
     def _update_title(self) -> None:
         """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
         counts = [(v.value, self._counts.get(v.value, 0)) for v in Verdict]
@@ -287,6 +293,8 @@ class GateLog(DataTable[Text]):
         subtitle = f"… {earlier:,} earlier (step back to list them)" if earlier else ""
         if self._verdict_filter is not None and not self._passing():  # an empty list says why
             subtitle = f"no {self._verdict_filter.value} decision here · Ctrl+P: show all"
+        elif self.ungated and not self._decisions:
+            subtitle = f"no gate in mode {self.ungated}: writes run unchecked"
         if subtitle != (self.border_subtitle or ""):
             self.border_subtitle = subtitle
 
