@@ -124,6 +124,25 @@ def bench(name: str, repeat: int) -> dict[str, float]:
     return figures
 
 
+def primed(session, before, pad) -> list[int]:
+    """`session` at the state of `before`, its ledger padded with `pad`; returns the list that every
+    later call of its model appends its start time (ns) to."""
+    for e in before:
+        session.emit(e)
+    for path, value in pad:
+        if path not in session.state.ledger:
+            session.emit(LedgerUpdated(path=path, change="added", after=value, source_call="pad", source_seq=0))
+    stamps: list[int] = []
+    original = session.model.complete
+
+    async def timed(messages, tools):
+        stamps.append(time.perf_counter_ns())
+        return await original(messages, tools)
+
+    session.model.complete = timed  # type: ignore[method-assign]
+    return stamps
+
+
 def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
     """Median wall time of one agent step (model turn + everything the engine does with it)."""
     turns = [ModelTurn(tool_calls=(call.model_copy(update={"id": f"c{i}"}),)) for i in range(repeat)]
@@ -133,19 +152,7 @@ def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
 
     with tempfile.TemporaryDirectory() as tmp:
         session = Session(domain, model, "full", env=fresh_environment(domain, task), out=Path(tmp) / "b.jsonl", max_steps=repeat + 2, max_revisions=repeat + 2)
-        for e in before:
-            session.emit(e)
-        for path, value in pad:
-            if path not in session.state.ledger:
-                session.emit(LedgerUpdated(path=path, change="added", after=value, source_call="pad", source_seq=0))
-        stamps: list[int] = []
-        original = session.model.complete
-
-        async def timed(messages, tools):
-            stamps.append(time.perf_counter_ns())
-            return await original(messages, tools)
-
-        session.model.complete = timed  # type: ignore[method-assign]
+        stamps = primed(session, before, pad)
 
         async def run():
             await drain(session.agent_turn())
@@ -181,19 +188,7 @@ def write_step(domain, task, before, pad, call: ToolCall, repeat: int) -> tuple[
             mine = call.model_copy(update={"id": f"w{i}"})
             model = ScriptedModel([ModelTurn(tool_calls=(mine,)), ModelTurn(text="done")])
             session = Session(domain, model, "full", env=replayed_environment(domain, task, before), out=Path(tmp) / f"w{i}.jsonl")
-            for e in before:
-                session.emit(e)
-            for path, value in pad:
-                if path not in session.state.ledger:
-                    session.emit(LedgerUpdated(path=path, change="added", after=value, source_call="pad", source_seq=0))
-            stamps: list[int] = []
-            original = session.model.complete
-
-            async def timed(messages, tools, original=original, stamps=stamps):
-                stamps.append(time.perf_counter_ns())
-                return await original(messages, tools)
-
-            session.model.complete = timed  # type: ignore[method-assign]
+            stamps = primed(session, before, pad)
             events = asyncio.run(drain(session.agent_turn()))
             session.close()
             allowed = sum(1 for e in events if isinstance(e, GateDecided) and e.decision.call.id == mine.id and e.decision.verdict == Verdict.ALLOW)

@@ -16,6 +16,7 @@ from typing import Annotated, Optional
 import typer
 
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
+from ledger_tui.engine.irma import HELPER_MAX_TOKENS, helper_options
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import plural
 
@@ -77,7 +78,7 @@ TEMPERATURE_HELP = "Sampling temperature; not sent unless set (some models refus
 EXTRA_BODY_HELP = "A JSON object merged into every request, for server-specific fields, e.g. '{\"top_k\": 20}'."
 HELPER_MODEL_HELP = (
     "Model of IRMA's helper calls, on the same endpoint (default: the agent model); only --mode irma uses it. "
-    "Helper calls have a completion cap of 512 tokens (or --max-tokens if lower)."
+    f"Helper calls have a completion cap of {HELPER_MAX_TOKENS} tokens (or --max-tokens if lower)."
 )
 CONTEXT_WINDOW_HELP = "The model's context window in tokens (default: asked of the server; unknown: nothing is folded)."
 LEDGER_AT_HELP = "Where the task state goes in the prompt: customer (before the latest customer message), end, or system."
@@ -362,9 +363,9 @@ def why(
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
         mode = loaded.started.mode if loaded.started else ""
-        from ledger_tui.engine.session import GATED_MODES, MODES
+        from ledger_tui.engine.session import ungated
 
-        if mode in MODES and mode not in GATED_MODES:  # every write ran unjudged
+        if ungated(mode):  # every write ran unjudged
             say(f"This trajectory ran in mode {mode}, without the gate: no write was judged.")
         else:
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
@@ -415,8 +416,6 @@ def play(
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         agent_model = RetryingModel(OpenAIModel(model=model, base_url=base_url, api_key=api_key, options=options), attempts=options.retries + 1)
         if mode == "irma":
-            from ledger_tui.engine.irma import helper_options
-
             session_options["helper"] = RetryingModel(
                 OpenAIModel(model=helper_model or model, base_url=base_url, api_key=api_key, options=helper_options(options)),
                 attempts=options.retries + 1,
@@ -522,8 +521,6 @@ def eval_command(
         agent_factory = ModelFactory(agent_model, base_url, api_key, options)
         user_factory = ModelFactory(user_model or agent_model, base_url, api_key, options)
         if "irma" in mode:
-            from ledger_tui.engine.irma import helper_options
-
             helper_factory = ModelFactory(helper_model or agent_model, base_url, api_key, helper_options(options))
 
     config = EvalConfig(

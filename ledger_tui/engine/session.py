@@ -52,6 +52,11 @@ Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
 MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")
 GATED_MODES: tuple[str, ...] = ("gate", "full")  # the others run every write unchecked
 
+
+def ungated(mode: str) -> bool:
+    """A mode of this project's whose writes no gate judges (a recording may name others, e.g. imported)."""
+    return mode in MODES and mode not in GATED_MODES
+
 NOT_RUN = "Not executed: the turn ended with a refusal before this call."
 IN_TASK_STATE = "(in task state)"
 
@@ -199,7 +204,7 @@ class Session:
         if self.mode == "irma":
             async for e in self._reformulate(event):
                 yield e
-            if self._reformulated is None or self._reformulated[0] != len(self.transcript) - 1:
+            if self._reformulated is None:
                 return  # a helper call failed: said in a notice, as a failed agent call is
         async for e in self.agent_turn():
             yield e

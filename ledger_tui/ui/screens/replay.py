@@ -22,7 +22,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
 from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.session import GATED_MODES, MODES
+from ledger_tui.engine.session import ungated
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
@@ -115,7 +115,7 @@ class ReplayScreen(WorkbenchScreen):
             e.call.id: e.call.requestor for e in self.timeline.events if isinstance(e, ToolCallProposed)
         }
         started = self.timeline.final.started
-        if started is not None and started.mode in MODES and started.mode not in GATED_MODES:
+        if started is not None and ungated(started.mode):
             self.gate_log.without_gate(started.mode)
         self.cursor = self._start
         self.gate_log.focus()
