@@ -146,23 +146,26 @@ class CertificateArgs(Args):
 
 def _user(db: FlightDB, user_id: str) -> User:
     """The user, to look at."""
-    if user_id not in db.users:
-        raise ToolError(f"User {user_id} not found")
-    return look(db.users, user_id)
+    try:
+        return look(db.users, user_id)
+    except KeyError:
+        raise ToolError(f"User {user_id} not found") from None
 
 
 def _reservation(db: FlightDB, reservation_id: str) -> Reservation:
     """The reservation, to look at."""
-    if reservation_id not in db.reservations:
-        raise ToolError(f"Reservation {reservation_id} not found")
-    return look(db.reservations, reservation_id)
+    try:
+        return look(db.reservations, reservation_id)
+    except KeyError:
+        raise ToolError(f"Reservation {reservation_id} not found") from None
 
 
 def _flight(db: FlightDB, flight_number: str) -> Flight:
     """The flight, to look at."""
-    if flight_number not in db.flights:
-        raise ToolError(f"Flight {flight_number} not found")
-    return look(db.flights, flight_number)
+    try:
+        return look(db.flights, flight_number)
+    except KeyError:
+        raise ToolError(f"Flight {flight_number} not found") from None
 
 
 def _flight_date(db: FlightDB, flight_number: str, date: str) -> Any:

@@ -136,16 +136,18 @@ _REASONS = frozenset(CANCEL_REASONS)
 # card of a user).
 def _order(db: RetailDB, order_id: str) -> Order:
     """The order, to look at."""
-    if order_id not in db.orders:
-        raise ToolError("Order not found")
-    return look(db.orders, order_id)
+    try:
+        return look(db.orders, order_id)
+    except KeyError:
+        raise ToolError("Order not found") from None
 
 
 def _user(db: RetailDB, user_id: str) -> User:
     """The user, to look at."""
-    if user_id not in db.users:
-        raise ToolError("User not found")
-    return look(db.users, user_id)
+    try:
+        return look(db.users, user_id)
+    except KeyError:
+        raise ToolError("User not found") from None
 
 
 def _gift_card(db: RetailDB, user_id: str, payment_method_id: str) -> GiftCard:
@@ -162,9 +164,10 @@ def _payment_method(db: RetailDB, user_id: str, payment_method_id: str) -> Any:
 
 def _product(db: RetailDB, product_id: str) -> Product:
     """The product, to look at."""
-    if product_id not in db.products:
-        raise ToolError("Product not found")
-    return look(db.products, product_id)
+    try:
+        return look(db.products, product_id)
+    except KeyError:
+        raise ToolError("Product not found") from None
 
 
 def _variant(db: RetailDB, product_id: str, item_id: str) -> Variant:
@@ -329,11 +332,16 @@ def modify_pending_order_payment(db: RetailDB, args: OrderPaymentArgs) -> Order:
     return order
 
 
+def _first_index(order: Order, item_id: str) -> int:
+    """Where the first item with this id is in the order."""
+    for at, item in enumerate(order.items):
+        if item.item_id == item_id:
+            return at
+    raise ToolError(f"Item {item_id} not found")
+
+
 def _first_item(order: Order, item_id: str) -> OrderItem:
-    item = next((i for i in order.items if i.item_id == item_id), None)
-    if item is None:
-        raise ToolError(f"Item {item_id} not found")
-    return item
+    return order.items[_first_index(order, item_id)]
 
 
 def _price_difference(db: RetailDB, order: Order, args: SwapItemsArgs, reject_same: bool) -> tuple[Any, Variant | None]:
@@ -372,10 +380,10 @@ def modify_pending_order_items(db: RetailDB, args: SwapItemsArgs) -> Order:
     if isinstance(method, GiftCard):
         card = _gift_card(db, order.user_id, args.payment_method_id)
         card.balance = round(card.balance - diff, 2)
-    edit(db.orders, args.order_id, "items")  # private from here on: they change
     order = edit(db.orders, args.order_id, shallow=True)
     for old_id, new_id in zip(args.item_ids, args.new_item_ids):
-        item = _first_item(order, old_id)  # an item changed earlier in the list may match again
+        # an item changed earlier in the list may match again; only the items changed are copied
+        item = edit(db.orders, args.order_id, "items", _first_index(order, old_id), shallow=True)
         item.item_id = new_id
         # The reference copies the variant of the *last* pair onto every changed item.
         assert last_variant is not None

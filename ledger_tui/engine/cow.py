@@ -29,6 +29,8 @@ from typing import Any, Iterable, Iterator, MutableMapping
 
 from pydantic import BaseModel
 
+from ledger_tui.engine.serialize import canonical_text
+
 
 _SORTED = "\x00sorted keys"  # a key no record can have: where the shared cache keeps the key order
 
@@ -92,6 +94,8 @@ for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "c
 del _name
 
 _FROZEN: dict[type, type] = {}  # model class -> its read-only subclass
+# the types of shared (frozen) values: the read-only dict and list and each read-only model class
+_SHARED_TYPES: set[type] = {_FrozenDict, _FrozenList}
 _THAWED: dict[type, type] = {}  # read-only subclass -> model class
 
 
@@ -118,6 +122,7 @@ def _frozen_class(cls: type[BaseModel]) -> type[BaseModel]:
         sub = type(cls)(cls.__name__, (cls,), namespace)
         _FROZEN[cls] = sub
         _THAWED[sub] = cls
+        _SHARED_TYPES.add(sub)
     return sub
 
 
@@ -175,7 +180,7 @@ def thaw(value: Any) -> Any:
 
 
 def is_frozen(value: Any) -> bool:
-    return type(value) in _THAWED or type(value) is _FrozenDict or type(value) is _FrozenList
+    return type(value) in _SHARED_TYPES
 
 
 def private(value: Any) -> Any:
@@ -224,21 +229,23 @@ def _complete(value: Any) -> None:
 
 
 _CONTAINERS = frozenset({dict, list, _FrozenDict, _FrozenList})
+_MODEL_TYPES: dict[type, bool] = {}  # type -> is it a pydantic model class
+
+
+def _is_model(t: type) -> bool:
+    # told by a dict lookup: `isinstance(…, BaseModel)` asks the ABC machinery (Python code), which
+    # a write's first call often finds out of the CPU's caches
+    found = _MODEL_TYPES.get(t)
+    if found is None:
+        found = _MODEL_TYPES[t] = isinstance(t, type) and issubclass(t, BaseModel)
+    return found
 
 
 def _child(node: Any, step: Any) -> Any:
-    # dicts and lists are told by their type alone: `isinstance(…, BaseModel)` asks the ABC
-    # machinery, which a write's first call often finds out of the CPU's caches
-    if type(node) in _CONTAINERS or not isinstance(node, BaseModel):
+    t = type(node)
+    if t in _CONTAINERS or not _is_model(t):
         return node[step]
     return getattr(node, step)
-
-
-def _set_child(node: Any, step: Any, value: Any) -> None:
-    if type(node) in _CONTAINERS or not isinstance(node, BaseModel):
-        node[step] = value
-    else:
-        node.__dict__[step] = value
 
 
 # pristine collections whose records are frozen (by id; the dict is kept so the id stays its own)
@@ -268,10 +275,6 @@ class CowRecords(MutableMapping[str, Any]):
         """Were keys added or removed?"""
         return bool(self._added or self._removed)
 
-    def _shared(self, key: str) -> Any:
-        """The pristine record (frozen)."""
-        return self._base[key]
-
     def __getitem__(self, key: str) -> Any:
         own = self._own.get(key)
         if own is not None:
@@ -279,22 +282,24 @@ class CowRecords(MutableMapping[str, Any]):
                 _complete(own)
                 self._partial.discard(key)
             return own
-        if key not in self:
+        if key in self._removed:  # (a key removed, then added again, has its own record)
             raise KeyError(key)
+        shared = self._base[key]  # the pristine record (frozen); KeyError when there is none
         if self._reading:
-            return self._shared(key)
-        mine = self._own[key] = thaw(self._base[key])
+            return shared
+        mine = self._own[key] = thaw(shared)
         return mine
 
     def look(self, key: str) -> Any:
         """The record to look at, not to change: the session's own copy if it has one, else the
-        shared pristine record (read-only: changing it raises `SharedRecordChanged`)."""
+        shared pristine record (read-only: changing it raises `SharedRecordChanged`). A write's
+        lookups go through here, so it is kept to three dict and set lookups."""
         own = self._own.get(key)
         if own is not None:
             return own
-        if key not in self:
+        if key in self._removed:
             raise KeyError(key)
-        return self._shared(key)
+        return self._base[key]
 
     def edit(self, key: str, *path: Any, shallow: bool = False) -> Any:
         """The part of a record at `path` (field names, keys, list indexes), private, to change:
@@ -304,6 +309,9 @@ class CowRecords(MutableMapping[str, Any]):
         shared and read-only (a certificate added to a user's payment methods copies none of
         the others). The rest of the record stays shared until the whole record is asked for
         (`records[key]`)."""
+        return self._edit(key, path, shallow)
+
+    def _edit(self, key: str, path: tuple[Any, ...], shallow: bool) -> Any:
         own = self._own.get(key)
         if own is None:
             if key in self._removed or key not in self._base:
@@ -315,13 +323,19 @@ class CowRecords(MutableMapping[str, Any]):
             for step in path:
                 node = _child(node, step)
             return node
-        node = own
-        last = len(path) - 1
+        # down the path, each level private (a shared child is copied one level, or whole at the
+        # end unless `shallow`), written inline: this is a write's first touch of its record
+        node, last, shared = own, len(path) - 1, _SHARED_TYPES
         for i, step in enumerate(path):
-            child = _child(node, step)
-            if is_frozen(child):
+            t = type(node)
+            model = t not in _CONTAINERS and (_MODEL_TYPES.get(t) or _is_model(t))
+            child = getattr(node, step) if model else node[step]
+            if type(child) in shared:
                 child = thaw(child) if i == last and not shallow else _shell(child)
-                _set_child(node, step, child)
+                if model:
+                    node.__dict__[step] = child
+                else:
+                    node[step] = child
             elif i == last and not shallow:
                 _complete(child)
             node = child
@@ -418,8 +432,8 @@ class CowRecords(MutableMapping[str, Any]):
 def edit(records: Any, key: str, *path: Any, shallow: bool = False) -> Any:
     """`records[key]`, then down `path`, to change: with a copy-on-write collection only that part
     (and the levels above it) is copied (see `CowRecords.edit`)."""
-    if isinstance(records, CowRecords):
-        return records.edit(key, *path, shallow=shallow)
+    if type(records) is CowRecords:  # (not isinstance: a MutableMapping's check runs Python code)
+        return records._edit(key, path, shallow)
     node = records[key]
     for step in path:
         node = _child(node, step)
@@ -429,14 +443,14 @@ def edit(records: Any, key: str, *path: Any, shallow: bool = False) -> Any:
 def look(records: Any, key: str) -> Any:
     """`records[key]` for looking only: a write's lookup of a record it does not change shares the
     pristine record instead of copying it (a plain dict just answers `records[key]`)."""
-    if isinstance(records, CowRecords):
+    if type(records) is CowRecords:
         return records.look(key)
     return records[key]
 
 
 def canonical(value: Any) -> str:
     data = value.model_dump() if isinstance(value, BaseModel) else value
-    return json.dumps(data, sort_keys=True, default=str)
+    return canonical_text(data)
 
 
 def record_fields(model: BaseModel) -> list[str]:
@@ -499,7 +513,7 @@ def cow_canonical(model: BaseModel) -> str:
         if isinstance(value, CowRecords):
             text = value.canonical()
         else:
-            text = json.dumps(_dump_value(model, name), sort_keys=True, default=str)
+            text = canonical_text(_dump_value(model, name))
         parts.append(f"{json.dumps(name)}: {text}")
     return "{" + ", ".join(parts) + "}"
 
@@ -587,7 +601,7 @@ def _plan(model: BaseModel) -> _Plan:
         value = getattr(model, name)
         if not isinstance(value, CowRecords):
             fields[name] = len(chunks)
-            chunks.append((prefix + json.dumps(_dump_value(model, name), sort_keys=True, default=str)).encode())
+            chunks.append((prefix + canonical_text(_dump_value(model, name))).encode())
             continue
         chunks.append((prefix + "{").encode())
         for j, k in enumerate(sorted(value._base)):
@@ -624,7 +638,7 @@ def cow_digest(model: BaseModel) -> str:
     names = sorted(type(model).model_fields)
     for name, i in plan.fields.items():
         prefix = (", " if names.index(name) else "") + f"{json.dumps(name)}: "
-        chunk = (prefix + json.dumps(_dump_value(model, name), sort_keys=True, default=str)).encode()
+        chunk = (prefix + canonical_text(_dump_value(model, name))).encode()
         if chunk != plan.chunks[i]:
             dirty[i] = chunk
     if not dirty:

@@ -14,6 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+# The encoders of `json.dumps(value, default=str, ...)`, made once: `json.dumps` with any option
+# makes a new encoder on every call, which costs more than encoding a small record.
+_plain_text = json.JSONEncoder(default=str).encode
+canonical_text = json.JSONEncoder(sort_keys=True, default=str).encode
+_compact_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+
 
 def _convert(value: Any, inside_record: bool) -> Any:
     if isinstance(value, BaseModel):
@@ -38,8 +44,7 @@ def tool_text(value: Any) -> str:
     """The tool message for a successful call: strings verbatim, anything else as JSON text."""
     if isinstance(value, str):
         return value
-    converted = _convert(value, inside_record=False)
-    return json.dumps(converted, default=str)
+    return _plain_text(_convert(value, inside_record=False))
 
 
 def jsonable(value: Any) -> Any:
@@ -71,10 +76,10 @@ def digest(record: BaseModel | dict[str, Any]) -> str:
         return cow_digest(record)  # type: ignore[arg-type]
     else:
         data = record.model_dump() if isinstance(record, BaseModel) else record
-        text = json.dumps(data, sort_keys=True, default=str)
+        text = canonical_text(data)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def compact(value: Any) -> str:
     """Deterministic compact JSON used by the ledger render."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _compact_text(value)
