@@ -17,8 +17,11 @@ from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notic
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.irma import ReplayHelper
 from ledger_tui.engine.models import ReplayModel
-from ledger_tui.engine.session import MODES, Session, drain
+from ledger_tui.engine.session import MODES, Session, drain, ungated
 from ledger_tui.engine.tasks import load_tasks
+
+
+_NO_GATE = "(no gate)"  # a write of a mode that runs writes unjudged (baseline, ledger, irma)
 
 
 @dataclass
@@ -49,7 +52,8 @@ async def regress(
     task = None
     if start is not None and start.task_id and domain.tasks_path.exists():
         task = next((t for t in load_tasks(domain.tasks_path) if t.id == start.task_id), None)
-    recorded_mode = replay_in or (start.mode if start is not None and start.mode in MODES else mode)
+    mode_before = start.mode if start is not None and start.mode in MODES else mode
+    recorded_mode = replay_in or mode_before
     session = Session(
         domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,
@@ -83,9 +87,10 @@ async def regress(
         if b is not None and a is not None and b.call.signature() != a.call.signature():
             report.diverged = report.diverged or f"at gate decision {i + 1}: the replayed call differs"
             break
-        vb = b.verdict.value if b else "(no decision)"
-        va = a.verdict.value if a else "(no decision)"
-        if vb != va:
+        vb = b.verdict.value if b else _NO_GATE if ungated(mode_before) else "(no decision)"
+        va = a.verdict.value if a else _NO_GATE if ungated(recorded_mode) else "(no decision)"
+        # a write that ran without the gate and one the gate allows both run: no change
+        if vb != va and {vb, va} != {_NO_GATE, "ALLOW"}:
             ref = a or b
             assert ref is not None
             report.changes.append(Change(i + 1, ref.call.signature(), vb, va, (a.reason if a else b.reason)))  # type: ignore[union-attr]

@@ -308,6 +308,9 @@ def test_why_on_a_run_without_the_gate_says_so():
 def test_regress_in_full_mode_says_which_writes_of_an_irma_run_the_gate_would_stop():
     out = cli("regress", "--mode", "full", "sessions/airline-irma-cancel-goes-through.jsonl")
     assert out.returncode == 1, out.stderr
-    assert '  decision 1: cancel_reservation(reservation_id="VY0QX8"): (no decision) -> BLOCK' in out.stdout.splitlines()
+    assert '  decision 1: cancel_reservation(reservation_id="VY0QX8"): (no gate) -> BLOCK' in out.stdout.splitlines()
+    # a write the gate allows ran before too: no change, exit 0
+    allowed = cli("regress", "--mode", "full", "sessions/retail-irma-refund-to-original-card.jsonl")
+    assert allowed.returncode == 0 and "  no verdict changed" in allowed.stdout.splitlines(), allowed.stdout
     same = cli("regress", "sessions/airline-irma-cancel-goes-through.jsonl")
     assert same.returncode == 0 and "0 gate decisions recorded, 0 under today's policy" in same.stdout
