@@ -15,12 +15,15 @@ changing every session's database. `thaw` (a fast deep copy) turns a frozen reco
 ordinary private one; `copy.copy`, `copy.deepcopy` and `model_copy` of a frozen record do too.
 
 The digest is spliced from per-record canonical texts: pristine records' texts are computed once
-per process, touched records' texts for each digest. The result is byte-for-byte the text
-`serialize.digest` hashes for an ordinary database, at a fraction of the cost.
+per process, touched records' texts for each digest, and hashing starts from a saved state just
+before the first record that differs (a collection with keys added or removed is rewritten from
+its first change on). The result is byte-for-byte the text `serialize.digest` hashes for an
+ordinary database, at a fraction of the cost.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import json
@@ -32,7 +35,6 @@ from pydantic import BaseModel
 from ledger_tui.engine.serialize import canonical_text
 
 
-_SORTED = "\x00sorted keys"  # a key no record can have: where the shared cache keeps the key order
 
 
 # ----------------------------------------------------------------------------- shared records
@@ -399,31 +401,6 @@ class CowRecords(MutableMapping[str, Any]):
     def __repr__(self) -> str:
         return f"CowRecords({len(self)} records, {len(self._own)} private)"
 
-    def canonical(self) -> str:
-        """Sorted-key JSON of the whole collection, as `json.dumps(..., sort_keys=True)` writes it.
-
-        Fragments (`"key": {…}`) of pristine records are cached in the shared `texts`, so a session
-        that touched a few records pays only for those few plus one join."""
-        texts = self._texts
-        if not self._changed():
-            keys = texts.get(_SORTED)
-            if keys is None:
-                keys = texts[_SORTED] = sorted(self._base)  # type: ignore[assignment]
-        else:
-            keys = sorted(self)  # type: ignore[assignment]
-        parts = []
-        own = self._own
-        for key in keys:  # type: ignore[union-attr]
-            mine = own.get(key)
-            if mine is not None:
-                parts.append(f"{json.dumps(key)}: {canonical(mine)}")
-                continue
-            fragment = texts.get(key)
-            if fragment is None:
-                fragment = texts[key] = f"{json.dumps(key)}: {canonical(self._base[key])}"
-            parts.append(fragment)
-        return "{" + ", ".join(parts) + "}"
-
     def materialize(self) -> dict[str, Any]:
         own = self._own
         return {key: own[key] if key in own else self._base[key] for key in self}
@@ -505,19 +482,6 @@ def is_cow(model: Any) -> bool:
     return isinstance(model, BaseModel) and any(isinstance(v, CowRecords) for v in model.__dict__.values())
 
 
-def cow_canonical(model: BaseModel) -> str:
-    """The canonical JSON text of a copy-on-write database (same bytes as for a plain one)."""
-    parts = []
-    for name in sorted(type(model).model_fields):
-        value = getattr(model, name)
-        if isinstance(value, CowRecords):
-            text = value.canonical()
-        else:
-            text = canonical_text(_dump_value(model, name))
-        parts.append(f"{json.dumps(name)}: {text}")
-    return "{" + ", ".join(parts) + "}"
-
-
 def _dump_value(model: BaseModel, name: str) -> Any:
     value = getattr(model, name)
     if isinstance(value, BaseModel):
@@ -582,6 +546,9 @@ class _Plan:
     fields: dict[str, int]  # non-shared field -> chunk index of its whole text
     checkpoints: list[Any]
     digest: str
+    # shared field -> (chunk index of its "{", its pristine keys sorted): pristine key j is chunk
+    # opening + 1 + j, and "}" follows the last
+    spans: dict[str, tuple[int, list[str]]]
 
 
 _PLANS: dict[tuple[int, ...], _Plan] = {}
@@ -596,6 +563,7 @@ def _plan(model: BaseModel) -> _Plan:
     chunks: list[bytes] = [b"{"]
     index: dict[tuple[str, str], int] = {}
     fields: dict[str, int] = {}
+    spans: dict[str, tuple[int, list[str]]] = {}
     for i, name in enumerate(names):
         prefix = (", " if i else "") + f"{json.dumps(name)}: "
         value = getattr(model, name)
@@ -603,8 +571,10 @@ def _plan(model: BaseModel) -> _Plan:
             fields[name] = len(chunks)
             chunks.append((prefix + canonical_text(_dump_value(model, name))).encode())
             continue
+        keys = sorted(value._base)
+        spans[name] = (len(chunks), keys)
         chunks.append((prefix + "{").encode())
-        for j, k in enumerate(sorted(value._base)):
+        for j, k in enumerate(keys):
             fragment = value._texts.get(k)
             if fragment is None:
                 fragment = value._texts[k] = f"{json.dumps(k)}: {canonical(value._base[k])}"
@@ -618,20 +588,60 @@ def _plan(model: BaseModel) -> _Plan:
         if i % _STRIDE == 0:
             checkpoints.append(h.copy())
         h.update(chunk)
-    plan = _PLANS[key] = _Plan(chunks, index, fields, checkpoints, h.hexdigest())
+    plan = _PLANS[key] = _Plan(chunks, index, fields, checkpoints, h.hexdigest(), spans)
     return plan
+
+
+def _rewrite_span(cow: CowRecords, span: tuple[int, list[str]], dirty: dict[int, bytes]) -> int | None:
+    """The text of a collection with keys added or removed, from its first change on, put in
+    `dirty` over the pristine chunks from there to its closing brace. Returns the first chunk
+    rewritten (the records before it are pristine keys, all there, spliced as usual), or None
+    when the keys are the pristine ones after all (removed, then added again)."""
+    opening, keys = span
+    gone = cow._removed.difference(cow._added)
+    added = sorted(k for k in cow._added if k not in cow._base)
+    if not gone and not added:
+        return None
+    start = min([bisect.bisect_left(keys, k) for k in gone] + ([bisect.bisect_left(keys, added[0])] if added else []))
+    own, texts, base = cow._own, cow._texts, cow._base
+    parts = []
+    fresh = iter(added)
+    new = next(fresh, None)
+    for k in keys[start:]:
+        while new is not None and new < k:
+            parts.append(f"{json.dumps(new)}: {canonical(own[new])}")
+            new = next(fresh, None)
+        if k in gone:
+            continue
+        mine = own.get(k)
+        if mine is not None:
+            parts.append(f"{json.dumps(k)}: {canonical(mine)}")
+        else:
+            parts.append(texts.get(k) or f"{json.dumps(k)}: {canonical(base[k])}")
+    while new is not None:
+        parts.append(f"{json.dumps(new)}: {canonical(own[new])}")
+        new = next(fresh, None)
+    first = opening + 1 + start
+    text = ", ".join(parts)
+    if parts and start:
+        text = ", " + text
+    dirty[first] = (text + "}").encode()
+    for i in range(first + 1, opening + 2 + len(keys)):
+        dirty[i] = b""
+    return first
 
 
 def cow_digest(model: BaseModel) -> str:
     """SHA-256 of the canonical text, equal to `serialize.digest` of the same data."""
     cows = {n: v for n, v in model.__dict__.items() if isinstance(v, CowRecords)}
-    if any(c._changed() for c in cows.values()):
-        return hashlib.sha256(cow_canonical(model).encode()).hexdigest()  # keys added or removed
     plan = _plan(model)
-    dirty: dict[int, bytes] = {}
+    dirty: dict[int, bytes] = {}  # chunk index -> its text now (b"" for none)
     for name, cow in cows.items():
+        first = _rewrite_span(cow, plan.spans[name], dirty) if cow._changed() else None
         for k, record in cow._own.items():
-            i = plan.index[(name, k)]
+            i = plan.index.get((name, k))
+            if i is None or (first is not None and i >= first):
+                continue  # an added record, or one the rewritten part holds
             chunk = ((", " if plan.chunks[i][:2] == b", " else "") + f"{json.dumps(k)}: {canonical(record)}").encode()
             if chunk != plan.chunks[i]:
                 dirty[i] = chunk
