@@ -40,6 +40,12 @@ def test_sessions_do_not_see_each_others_writes_and_the_pristine_copy_stays_inta
     assert second.digests()[0] == pristine != first.digests()[0]
     assert Environment(domain).digests()[0] == pristine
     assert plain_digest(Environment(domain).db) == pristine
+    # the same change in another session: the same digest (remembered), still the plain one
+    third = Environment(domain)
+    third.execute(ToolCall(id="w", name="cancel_reservation", arguments={"reservation_id": rid}))
+    assert third.digests()[0] == first.digests()[0] == plain_digest(third.db)
+    second.execute(ToolCall(id="w", name="cancel_reservation", arguments={"reservation_id": list(second.db.reservations)[1]}))
+    assert second.digests()[0] == plain_digest(second.db) != first.digests()[0]
 
 
 def test_reads_share_records_writes_copy_them():
