@@ -46,8 +46,24 @@ class Window:
 
 def estimate(messages: list[Message], tools: list[dict[str, Any]]) -> int:
     """Prompt tokens by estimate, safety margin included."""
-    raw = sum(message_tokens(m) + TEMPLATE_TOKENS for m in messages) + (estimate_tokens(json.dumps(tools)) if tools else 0)
+    raw = sum(message_tokens(m) + TEMPLATE_TOKENS for m in messages) + (_tools_tokens(tools) if tools else 0)
     return int(raw * (1 + ESTIMATE_MARGIN))
+
+
+# the tool list's estimate by the list's identity (a domain's schemas are one list, asked for on
+# every call); the list is kept with it so its id is not reused, and the memo is kept small
+_TOOLS_TOKENS: dict[int, tuple[list[dict[str, Any]], int]] = {}
+
+
+def _tools_tokens(tools: list[dict[str, Any]]) -> int:
+    known = _TOOLS_TOKENS.get(id(tools))
+    if known is not None and known[0] is tools:
+        return known[1]
+    if len(_TOOLS_TOKENS) >= 64:
+        _TOOLS_TOKENS.clear()
+    tokens = estimate_tokens(json.dumps(tools))
+    _TOOLS_TOKENS[id(tools)] = (tools, tokens)
+    return tokens
 
 
 def prompt_text(messages: list[Message], tools: list[dict[str, Any]]) -> str:
