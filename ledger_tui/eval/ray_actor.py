@@ -1,8 +1,8 @@
 """The Ray actors' side of `eval --backend ray` (the writer's side is eval/ray_backend.py).
 
 An actor may run on a machine that shares no file system with the one running eval, so what it
-needs comes as data (`ShippedDomain`) and what it writes stays in a folder of its own until it is
-sent back (each trajectory travels with its result). Nothing here imports Ray at module level:
+needs comes as data (`ShippedDomain`), its trajectories are kept in memory and each travels back
+with its result, and what else it writes stays in a folder of its own. Nothing here imports Ray at module level:
 `ray.remote(ShardActor)` makes the actor class when an eval starts.
 """
 
@@ -45,9 +45,10 @@ class ShippedDomain:
 
 
 class ShardActor:
-    """A Ray actor running a share of the sessions: a Shard whose outputs go to the actor's own
-    temporary folder, each trajectory travelling back with its result. (Made a Ray actor class by
-    `ray.remote` when an eval starts, so importing this module does not need Ray.)"""
+    """A Ray actor running a share of the sessions: a Shard whose trajectories are kept in memory,
+    each travelling back with its result (anything else it writes goes to its own temporary
+    folder). Made a Ray actor class by `ray.remote` when an eval starts, so importing this module
+    does not need Ray."""
 
     def __init__(self) -> None:
         self.home: Path | None = None
@@ -60,8 +61,11 @@ class ShardActor:
         """Build the shard and prepare it: `("ready", where)` or `("setup_failed", ...)`."""
         import ray
 
+        from ledger_tui.engine.store import keep_in_memory
+
         try:
             self.home = _home()
+            keep_in_memory()  # each trajectory goes back with its result: no file per run here
             self.shard = Shard.from_recipe(recipe, out=self.home / "out")
         except BaseException as exc:  # noqa: BLE001 - said by the writer in one sentence
             return setup_failed(exc)
@@ -73,9 +77,14 @@ class ShardActor:
 
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
         """One run's message; a result carries its trajectory's bytes last."""
+        from ledger_tui.engine.store import taken
+        from ledger_tui.eval.runner import trajectory_path
+
         await self.ready.wait()
         if self.stopped or self.shard is None:
             return ("cancelled", index)
+        config = self.shard.config
+        written = trajectory_path(config.out, config.domain.name, mode, config.tasks[position].id, trial)
         task = self.running[index] = asyncio.ensure_future(self.shard.run(index, position, trial, mode))
         try:
             message = await task
@@ -83,11 +92,11 @@ class ShardActor:
             return ("cancelled", index)
         finally:
             self.running.pop(index, None)
+            trajectory = taken(written)  # (a run that failed or was cancelled sends none)
         if message[0] != "result":
             return message
-        written = Path(message[2]["trajectory"])
-        trajectory = written.read_bytes()
-        written.unlink()
+        if trajectory is None:  # never expected: every run writes one
+            return ("failed", index, "The run finished without a trajectory; this is a bug in ledger-tui.", None)
         return (*message, trajectory)
 
     async def stop(self) -> tuple:

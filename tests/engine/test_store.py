@@ -166,3 +166,20 @@ def test_a_schema_older_than_the_first_is_one_sentence(tmp_path):
     path.write_text(started(seq=0, schema_version=0).model_dump_json() + "\n")
     with pytest.raises(TrajectoryError, match="which no ledger-tui writes"):
         read_trajectory(path)
+
+
+def test_a_process_that_keeps_trajectories_in_memory_writes_no_file_and_hands_each_over_once(tmp_path, monkeypatch):
+    """A Ray actor's runs: each trajectory travels back with its result instead of a file."""
+    from ledger_tui.engine import store
+
+    monkeypatch.setattr(store, "_IN_MEMORY", None)
+    store.keep_in_memory()
+    path = tmp_path / "runs" / "a.jsonl"
+    writer = TrajectoryWriter(path)
+    writer.write(started())
+    writer.write(UserMessage(seq=1, text="hello"))
+    writer.close()
+    assert not path.exists() and not path.parent.exists()
+    lines = store.taken(path).decode().splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["session_started", "user_message"]
+    assert store.taken(path) is None
