@@ -8,10 +8,11 @@ Every failure a user can meet is a `LedgerTuiError` whose message is one sentenc
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
@@ -761,6 +762,26 @@ def _policy_for(domain: str | None) -> str | None:
         return None
 
 
+def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The command, saying what Ctrl-C leaves behind: typer turns a KeyboardInterrupt that leaves a
+    command into "Aborted!" and exit 1 before `main` sees it."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            say(INTERRUPTED, err=True)
+            raise typer.Exit(130) from None
+
+    return run
+
+
+INTERRUPTED = "interrupted; everything recorded so far is saved."
+for _info in app.registered_commands:  # (eval says more: which runs are saved, how to resume)
+    _info.callback = _interruptible(_info.callback)  # type: ignore[arg-type]
+
+
 def main() -> None:
     try:
         app()
@@ -768,7 +789,7 @@ def main() -> None:
         say(f"error: {exc}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        say("interrupted; everything recorded so far is saved.", err=True)
+        say(INTERRUPTED, err=True)
         sys.exit(130)
 
 

@@ -314,3 +314,21 @@ def test_regress_in_full_mode_says_which_writes_of_an_irma_run_the_gate_would_st
     assert allowed.returncode == 0 and "  no verdict changed" in allowed.stdout.splitlines(), allowed.stdout
     same = cli("regress", "sessions/airline-irma-cancel-goes-through.jsonl")
     assert same.returncode == 0 and "0 gate decisions recorded, 0 under today's policy" in same.stdout
+
+
+def test_ctrl_c_in_any_command_says_what_is_kept_and_exits_130(monkeypatch):
+    """Typer would print "Aborted!" and exit 1; a long regress (or report, import…) interrupted says
+    what an interrupted eval says in short."""
+    from typer.testing import CliRunner
+
+    import ledger_tui.eval.regress as regress
+    from ledger_tui.cli import app
+
+    async def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(regress, "regress", interrupted)
+    result = CliRunner().invoke(app, ["regress", "sessions/airline-cancel-blocked.jsonl"])
+    assert result.exit_code == 130
+    assert "interrupted; everything recorded so far is saved." in result.output
+    assert "Aborted" not in result.output
