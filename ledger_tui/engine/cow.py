@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, MutableMapping
 
 from pydantic import BaseModel
 
-from ledger_tui.engine.serialize import canonical_text
+from ledger_tui.engine.serialize import canonical_text, is_model_type
 
 
 
@@ -232,21 +232,12 @@ def _complete(value: Any) -> None:
 
 
 _CONTAINERS = frozenset({dict, list, _FrozenDict, _FrozenList})
-_MODEL_TYPES: dict[type, bool] = {}  # type -> is it a pydantic model class
-
-
-def _is_model(t: type) -> bool:
-    # told by a dict lookup: `isinstance(…, BaseModel)` asks the ABC machinery (Python code), which
-    # a write's first call often finds out of the CPU's caches
-    found = _MODEL_TYPES.get(t)
-    if found is None:
-        found = _MODEL_TYPES[t] = isinstance(t, type) and issubclass(t, BaseModel)
-    return found
 
 
 def _child(node: Any, step: Any) -> Any:
+    # (dicts and lists told by their type alone; a model by a dict lookup, not the ABC check)
     t = type(node)
-    if t in _CONTAINERS or not _is_model(t):
+    if t in _CONTAINERS or not is_model_type(t):
         return node[step]
     return getattr(node, step)
 
@@ -331,7 +322,7 @@ class CowRecords(MutableMapping[str, Any]):
         node, last, shared = own, len(path) - 1, _SHARED_TYPES
         for i, step in enumerate(path):
             t = type(node)
-            model = t not in _CONTAINERS and (_MODEL_TYPES.get(t) or _is_model(t))
+            model = t not in _CONTAINERS and is_model_type(t)
             child = getattr(node, step) if model else node[step]
             if type(child) in shared:
                 child = thaw(child) if i == last and not shallow else _shell(child)

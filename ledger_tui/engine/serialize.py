@@ -21,8 +21,21 @@ canonical_text = json.JSONEncoder(sort_keys=True, default=str).encode
 _compact_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
 
 
+_MODEL_TYPES: dict[type, bool] = {}  # type -> is it a pydantic model class
+
+
+def is_model_type(t: type) -> bool:
+    """Is `t` a pydantic model class? Told by a dict lookup after the first time: `isinstance(…,
+    BaseModel)` asks the ABC machinery (Python code), which a call often finds out of the CPU's
+    caches."""
+    found = _MODEL_TYPES.get(t)
+    if found is None:
+        found = _MODEL_TYPES[t] = isinstance(t, type) and issubclass(t, BaseModel)
+    return found
+
+
 def _convert(value: Any, inside_record: bool) -> Any:
-    if isinstance(value, BaseModel):
+    if is_model_type(type(value)):
         # a record whole, as τ²-bench's `to_json_str` dumps it: numbers stay numbers, dates and
         # str-valued enums are written by `json.dumps(..., default=str)`; a value of another type
         # than its field's (a bag count of 3.0) is written as it is, without pydantic's warning
