@@ -626,10 +626,18 @@ async def _eval_with_progress(config, total: int):
     )
     bar = progress.add_task("", total=total, completed=min(done_before, total))
     passed = {"n": 0}
+    # not a terminal (a log file, CI): the bar is drawn once, at the end, so each finished run is
+    # said on a line of its own instead, where the bar goes (errors stay alone on stderr)
+    plain = not progress.console.is_terminal
 
     def tick(result):
         passed["n"] += int(result.passed)
         progress.update(bar, advance=1, description=f"{passed['n']} passed in this run")
+        if plain:
+            done = int(progress.tasks[0].completed)
+            outcome = "passed" if result.passed else "failed"
+            line = f"eval {done}/{total} {outcome} · {result.mode} · trial {result.trial} · {shown(result.task_id)}"
+            say(line if len(line) <= 80 else line[:79] + "…")  # (why a run failed: report, why)
 
     # the bar appears once the runs start: a task that cannot be set up, workers that cannot start
     # or a Ray address that does not answer is said alone, with no empty bar above it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -239,6 +240,11 @@ def test_a_resumed_eval_says_what_was_already_done(tmp_path: Path):
     first = cli(*args)
     assert first.returncode == 0, first.stderr
     assert "2 passed in this run" in first.stdout + first.stderr
+    # not a terminal: each finished run is said on its own line, as it finishes
+    said = [line for line in first.stdout.splitlines() if re.match(r"eval \d/2 (passed|failed) · ", line)]
+    assert [line[:15] for line in said] == ["eval 1/2 passed", "eval 2/2 passed"], first.stdout
+    trials = sorted(line.split(" · ")[2] for line in said)
+    assert trials == ["trial 0", "trial 1"] and all(line.endswith(" · airline_01_cancel_recent_booking") for line in said)
     again = cli(*args)
     assert again.returncode == 0, again.stderr
     shown = again.stdout + again.stderr
