@@ -53,9 +53,9 @@ async def regress(
     if start is not None and start.task_id and domain.tasks_path.exists():
         task = next((t for t in load_tasks(domain.tasks_path) if t.id == start.task_id), None)
     mode_before = start.mode if start is not None and start.mode in MODES else mode
-    recorded_mode = replay_in or mode_before
+    replayed_mode = replay_in or mode_before
     session = Session(
-        domain, ReplayModel(events), recorded_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
+        domain, ReplayModel(events), replayed_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,
         helper=ReplayHelper(events),  # IRMA's recorded helper answers (no other mode asks it)
     )
@@ -88,7 +88,7 @@ async def regress(
             report.diverged = report.diverged or f"at gate decision {i + 1}: the replayed call differs"
             break
         vb = b.verdict.value if b else _NO_GATE if ungated(mode_before) else "(no decision)"
-        va = a.verdict.value if a else _NO_GATE if ungated(recorded_mode) else "(no decision)"
+        va = a.verdict.value if a else _NO_GATE if ungated(replayed_mode) else "(no decision)"
         # a write that ran without the gate and one the gate allows both run: no change
         if vb != va and {vb, va} != {_NO_GATE, "ALLOW"}:
             ref = a or b
