@@ -636,8 +636,9 @@ async def _eval_with_progress(config, total: int):
         if plain:
             done = int(progress.tasks[0].completed)
             outcome = "passed" if result.passed else "failed"
-            line = f"eval {done}/{total} {outcome} · {result.mode} · trial {result.trial} · {shown(result.task_id)}"
-            say(line if len(line) <= 80 else line[:79] + "…")  # (why a run failed: `report`, `why`)
+            # the task id whole, as a path is, so the line can be searched for (why a run failed is
+            # for `report` and `why`)
+            say(f"eval {done}/{total} {outcome} · {result.mode} · trial {result.trial} · {shown(result.task_id)}")
 
     # the bar appears once the runs start: a task that cannot be set up, workers that cannot start
     # or a Ray address that does not answer is said alone, with no empty bar above it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -19,8 +20,10 @@ def run(*args: str) -> str:
 
 
 def widest(text: str) -> int:
-    """The widest line, file paths aside (they are printed whole)."""
-    return max(len(line) for line in text.splitlines() if "/tmp" not in line and "pytest" not in line)
+    """The widest line, file paths and the task id ending a finished run's line aside (both are
+    printed whole)."""
+    lines = [line.rsplit(" · ", 1)[0] if re.match(r"eval \d+/\d+ (passed|failed) · ", line) else line for line in text.splitlines()]
+    return max(len(line) for line in lines if "/tmp" not in line and "pytest" not in line)
 
 
 def test_eval_and_report_fit_80_columns_with_four_modes_and_nine_trials(tmp_path: Path):
