@@ -172,8 +172,14 @@ def thaw(value: Any) -> Any:
         if not isinstance(value, BaseModel):
             return copy.deepcopy(value)
         cls = _COPIED[t] = _THAWED.get(t, t)
+    return _model_copy(cls, value, {k: (v if type(v) in _ATOMS else thaw(v)) for k, v in value.__dict__.items()})
+
+
+def _model_copy(cls: type, value: Any, fields: dict[str, Any]) -> Any:
+    """A new `cls` instance holding `fields`, with `value`'s fields-set, extra and private state
+    copied (no validation: the values are `value`'s own, or copies of them)."""
     new = cls.__new__(cls)
-    _set(new, "__dict__", {k: (v if type(v) in _ATOMS else thaw(v)) for k, v in value.__dict__.items()})
+    _set(new, "__dict__", fields)
     _set(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
     extra = value.__pydantic_extra__
     _set(new, "__pydantic_extra__", None if extra is None else thaw(extra))
@@ -198,15 +204,7 @@ def _shell(value: Any) -> Any:
         return dict(value)
     if t is _FrozenList:
         return list(value)
-    cls = _THAWED[t]
-    new = cls.__new__(cls)
-    object.__setattr__(new, "__dict__", dict(value.__dict__))
-    object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
-    extra = value.__pydantic_extra__
-    object.__setattr__(new, "__pydantic_extra__", None if extra is None else thaw(extra))
-    private = value.__pydantic_private__
-    object.__setattr__(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
-    return new
+    return _model_copy(_THAWED[t], value, dict(value.__dict__))
 
 
 def _complete(value: Any) -> None:
@@ -422,6 +420,11 @@ def canonical(value: Any) -> str:
     return canonical_text(data)
 
 
+def _fragment(key: str, record: Any) -> str:
+    """A record's entry in its collection's canonical text: `"key": {…}`."""
+    return f"{json.dumps(key)}: {canonical(record)}"
+
+
 def record_fields(model: BaseModel) -> list[str]:
     """Top-level fields holding a dict of records: the collections worth sharing."""
     out = []
@@ -571,7 +574,7 @@ def _plan(model: BaseModel) -> _Plan:
         for j, k in enumerate(keys):
             fragment = value._texts.get(k)
             if fragment is None:
-                fragment = value._texts[k] = f"{json.dumps(k)}: {canonical(value._base[k])}"
+                fragment = value._texts[k] = _fragment(k, value._base[k])
             index[(name, k)] = len(chunks)
             chunks.append(((", " if j else "") + fragment).encode())
         chunks.append(b"}")
@@ -604,17 +607,17 @@ def _rewrite_span(cow: CowRecords, span: tuple[int, list[str]], dirty: dict[int,
     new = next(fresh, None)
     for k in keys[start:]:
         while new is not None and new < k:
-            parts.append(f"{json.dumps(new)}: {canonical(own[new])}")
+            parts.append(_fragment(new, own[new]))
             new = next(fresh, None)
         if k in gone:
             continue
         mine = own.get(k)
         if mine is not None:
-            parts.append(f"{json.dumps(k)}: {canonical(mine)}")
+            parts.append(_fragment(k, mine))
         else:
-            parts.append(texts.get(k) or f"{json.dumps(k)}: {canonical(base[k])}")
+            parts.append(texts.get(k) or _fragment(k, base[k]))
     while new is not None:
-        parts.append(f"{json.dumps(new)}: {canonical(own[new])}")
+        parts.append(_fragment(new, own[new]))
         new = next(fresh, None)
     first = opening + 1 + start
     text = ", ".join(parts)
@@ -637,7 +640,7 @@ def cow_digest(model: BaseModel) -> str:
             i = plan.index.get((name, k))
             if i is None or (first is not None and i >= first):
                 continue  # an added record, or one the rewritten part holds
-            chunk = ((", " if plan.chunks[i][:2] == b", " else "") + f"{json.dumps(k)}: {canonical(record)}").encode()
+            chunk = ((", " if plan.chunks[i][:2] == b", " else "") + _fragment(k, record)).encode()
             if chunk != plan.chunks[i]:
                 dirty[i] = chunk
     names = sorted(type(model).model_fields)

@@ -57,6 +57,7 @@ def ungated(mode: str) -> bool:
     """A mode of this project's whose writes no gate judges (a recording may name others, e.g. imported)."""
     return mode in MODES and mode not in GATED_MODES
 
+
 NOT_RUN = "Not executed: the turn ended with a refusal before this call."
 IN_TASK_STATE = "(in task state)"
 
