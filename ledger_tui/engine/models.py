@@ -458,6 +458,9 @@ class OpenAIModel:
             asking = endpoint.asking.get(self.model)
             if asking is None:
                 asking = endpoint.asking[self.model] = asyncio.ensure_future(self._ask_window())
+                # its outcome is taken even when every session waiting for it was cancelled (Ctrl-C)
+                # and it then fails: asyncio would print a traceback for an error nobody took
+                asking.add_done_callback(_taken)
             found = await asyncio.shield(asking)
             endpoint.windows.setdefault(self.model, found)
             endpoint.asking.pop(self.model, None)
@@ -532,6 +535,12 @@ class ModelFactory:
 
 # An error of the HTTP library after the request went out: the connection broke mid-reply
 _DROPPED = {"ReadError", "RemoteProtocolError", "WriteError"}
+
+
+def _taken(task: asyncio.Future[Any]) -> None:
+    """Take a finished task's error, so that one nobody awaits is not printed at exit."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _deadline(timeout: float) -> float:

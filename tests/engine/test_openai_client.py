@@ -271,3 +271,32 @@ async def test_shapes_servers_send_that_the_docs_allow(toy_domain):
     assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [r.call_id for r in results]
     tokens = [e for e in session.events if isinstance(e, TokenUsage)]
     assert tokens[-1].prompt_tokens == 0 and tokens[-1].cached_tokens is None  # no usage: nothing invented
+
+
+async def test_a_window_question_left_behind_by_cancelled_sessions_never_prints_a_traceback():
+    """Ctrl-C cancels every session waiting for the shared window question; when that question
+    then fails (the client closing under it), asyncio must not print "Task exception was never
+    retrieved" with a traceback."""
+    import asyncio
+    import gc
+
+    model = OpenAIModel(model="m", base_url="http://127.0.0.1:9/v1", api_key="k")
+
+    async def failing() -> None:
+        await asyncio.sleep(0.05)
+        raise RuntimeError("Cannot send a request, as the client has been closed.")
+
+    model._ask_window = failing  # type: ignore[method-assign]
+    reported: list[dict] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    waiting = asyncio.ensure_future(model.context_window())
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    await asyncio.sleep(0.1)  # the question fails with nobody waiting for it
+    await model.aclose()  # the eval ends: the endpoint, and the question with it, are let go
+    del waiting
+    gc.collect()
+    await asyncio.sleep(0)
+    loop.set_exception_handler(None)
+    assert not reported, reported
