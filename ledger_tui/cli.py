@@ -469,7 +469,7 @@ def eval_command(
     ),
     backend: str = typer.Option(
         "local", "--backend",
-        help="Where the workers run: local (processes of this machine) or ray (Ray actors on a cluster; pip install 'ledger-tui[ray]').",
+        help="Where the workers run: local (processes of this machine) or ray (Ray actors on a cluster; pip install 'ledger-tui\\[ray]').",
     ),
     ray_address: Optional[str] = typer.Option(
         None, "--ray-address",
@@ -645,7 +645,8 @@ async def _eval_with_progress(config, total: int):
     try:
         return await run_eval(config, on_result=tick, on_start=progress.start)
     finally:
-        progress.stop()
+        if progress.live.is_started:  # (stopping a bar never drawn still ends a line on stdout)
+            progress.stop()
 
 
 @app.command("import-tau2")

@@ -29,6 +29,7 @@ import logging
 import os
 import socket
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,8 +54,11 @@ if TYPE_CHECKING:
 
 BACKENDS = ("local", "ray")
 INSTALL = "pip install 'ledger-tui[ray]'"
+CLIENT_INSTALL = "pip install 'ray[client]'"  # (the ray extra installs it)
+AUTH_MODE = "RAY_AUTH_MODE"  # Ray's switch for its token authentication
 READY_TIMEOUT = 120.0  # seconds an actor may take to be placed and set up
 CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer at all
+_LOG_KEPT = 1 << 20  # bytes of what Ray logs while joining that are read for the cause of a failure
 
 
 class RayError(LedgerTuiError):
@@ -104,25 +108,68 @@ def _reachable(address: str) -> None:
         socket.create_connection(target, timeout=CONNECT_TIMEOUT).close()
     except OSError as exc:
         why = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or type(exc).__name__).lower()
+        if address.startswith("ray://"):
+            raise RayError(
+                f"No Ray Client server answers at {address} ({why}); the head serves one (port 10001) only with Ray's client "
+                f"package installed there ({CLIENT_INSTALL}, then `ray start --head` again), or run the eval on a machine of "
+                "the cluster with the head's HOST:6379."
+            ) from None
         raise RayError(
             f"No Ray cluster answers at {address} ({why}); start one there with `ray start --head`, fix --ray-address "
             "(or RAY_ADDRESS), or leave both unset to run on a local Ray instance."
         ) from None
 
 
+# what Ray's client logs while a cluster that wants a token refuses it (or gets none)
+_AUTH_WORDS = ("InvalidAuthToken", "Unauthenticated", "AuthenticationError")
+
+
+def _join_failure(address: str, exc: BaseException, log: str) -> str:
+    """Why joining the cluster at `address` failed, in one sentence: Ray's exception says too
+    little when the cause is its token authentication (a connection error after retries), so what
+    its client logged while trying is read as well."""
+    if "ray[client]" in str(exc):
+        return (
+            f"Ray Client addresses ({address}) need Ray's client package on this machine and on the head: {CLIENT_INSTALL}; "
+            "or run the eval on a machine of the cluster with the head's HOST:6379."
+        )
+    if any(word in log or word in str(exc) or word == type(exc).__name__ for word in _AUTH_WORDS):
+        return (
+            f"The Ray cluster at {address} uses token authentication and refused this machine (no token sent, or not "
+            f"the cluster's); run the eval with {AUTH_MODE}=token and the head's token in ~/.ray/auth_token or "
+            "RAY_AUTH_TOKEN, as `ray start --address` on the other machines needs too."
+        )
+    # (a Ray Client connection that a cluster's token authentication refuses just times out)
+    token = "" if os.environ.get(AUTH_MODE, "").lower() == "token" else (
+        f", and with {AUTH_MODE}=token and its token if the cluster uses token authentication"
+    )
+    where = (
+        "reach the head's Ray Client port from here"
+        if address.startswith("ray://")
+        else "run the eval on a machine of the cluster (its head, or one that ran `ray start --address=HEAD:6379`) "
+        "with the address `ray start --head` printed"
+    )
+    return f"Could not join a Ray cluster at {address} ({_ray_words(exc)}); {where}, with the same Ray version as the cluster{token}."
+
+
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
+def _set_aside() -> Iterator[list[str]]:
     """Ray's own client logs each retry of a failing connection on this process's stderr, from
-    native code; while joining, what it writes there is dropped (a failure is one sentence)."""
+    native code; while joining, what it writes there is set aside (a failure is one sentence) and
+    handed back, read, when the block ends."""
     sys.stderr.flush()
     saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as sink:
-            os.dup2(sink.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+    log: list[str] = []
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield log
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            log.append(sink.read(_LOG_KEPT).decode("utf-8", "replace"))
 
 
 # ------------------------------------------------------------------------------------ the writer
@@ -228,7 +275,7 @@ class _Actors:
         if lane.gone or lane.lost:
             return
         lane.lost = True
-        if "node" in str(exc).lower() and "died" in str(exc).lower():
+        if "its node has died" in str(exc):  # (not "its worker process has died": the machine stays)
             lane.cause = "its machine left the cluster"
         self._put(lane, ("eof",))
 
@@ -252,6 +299,7 @@ class Cluster:
     ray: Any
     owned: bool  # started or joined here, so shut down here
     pool: list[_Actor] = field(default_factory=list)
+    unmute: Callable[[], None] | None = None
 
     @classmethod
     def join(cls, config: EvalConfig, runs: int) -> Cluster:
@@ -262,18 +310,16 @@ class Cluster:
         if cluster.owned:
             address = config.ray_address or os.environ.get("RAY_ADDRESS") or "local"
             _reachable(address)
+            log: list[str] = []
             try:
-                with _quiet() if address != "local" else contextlib.nullcontext():
+                with _set_aside() if address != "local" else contextlib.nullcontext(log) as log:
                     ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
             except Exception as exc:  # noqa: BLE001 - one sentence, whatever Ray raised
                 cluster.close()
                 if address == "local":
                     raise RayError(f"Could not start a local Ray instance ({_ray_words(exc)}); run the eval with --backend local.") from None
-                raise RayError(
-                    f"Could not join a Ray cluster at {address} ({_ray_words(exc)}); run the eval on a machine of the cluster "
-                    "(its head, or one that ran `ray start --address=HEAD:6379`) with the address `ray start --head` printed "
-                    "and the same Ray version as the cluster."
-                ) from None
+                raise RayError(_join_failure(address, exc, "".join(log))) from None
+            cluster.unmute = _mute_raylet(ray)
         try:
             cluster.start(config, runs)
         except BaseException:
@@ -330,6 +376,32 @@ class Cluster:
     def _leave(self) -> None:
         if self.owned and self.ray.is_initialized():
             self.ray.shutdown()
+        if self.unmute is not None:
+            self.unmute()
+            self.unmute = None
+
+
+def _mute_raylet(ray: Any) -> Callable[[], None] | None:
+    """Ray prints on this process's stdout, in several lines, what its raylets report, such as a
+    worker process that died; the eval says that itself in one sentence (`_Actor.fate`), so those
+    messages are not shown while this process is joined to Ray. Returns what shows them again.
+    (Ray's printer is looked up where its listener finds it; if a Ray version moves it, nothing is
+    muted.)"""
+    module = getattr(getattr(ray, "_private", None), "worker", None)
+    shown = getattr(module, "print_to_stdstream", None)
+    if shown is None:
+        return None
+
+    def unless_raylet(data: Any, *args: Any, **kwargs: Any) -> None:
+        if not (isinstance(data, dict) and data.get("pid") == "raylet"):
+            shown(data, *args, **kwargs)
+
+    module.print_to_stdstream = unless_raylet
+
+    def unmute() -> None:
+        module.print_to_stdstream = shown
+
+    return unmute
 
 
 def _kill_now(ray: Any, pool: list[_Actor]) -> None:

@@ -129,6 +129,10 @@ def test_version_and_help_read_as_sentences():
     assert summaries["tasks"] == "List a domain's task ids with their gold actions (or the write a refusal task must stop)."
     assert summaries["grade"] == "Grade a τ²-bench results file again with this project's environment; exit 1 on any difference."
     assert all(text.endswith(".") for text in summaries.values()), summaries
+    # an option's help shows its words whole: `[ray]` in `pip install 'ledger-tui[ray]'` is not
+    # taken for Rich markup and dropped
+    shown = " ".join(cli("eval", "--help").stdout.replace("│", " ").split())
+    assert "pip install 'ledger-tui[ray]')." in shown
 
 
 def test_malformed_script_is_one_sentence(tmp_path: Path):

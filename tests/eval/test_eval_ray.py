@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -213,6 +214,9 @@ def test_ray_not_installed_is_one_sentence_naming_the_install(tmp_path, monkeypa
     [
         (["--backend", "ray", "--ray-address", "127.0.0.1:{port}"], "No Ray cluster answers at 127.0.0.1:{port} (connection refused)"),
         (["--backend", "ray"], "No Ray cluster answers at 127.0.0.1:{port} (connection refused)"),  # from RAY_ADDRESS
+        (["--backend", "ray", "--ray-address", "ray://127.0.0.1:{port}"],
+         "No Ray Client server answers at ray://127.0.0.1:{port} (connection refused); the head serves one (port 10001) only "
+         "with Ray's client package installed there"),
         (["--backend", "ray", "--ray-address", "head-without-port"], "--ray-address 'head-without-port' is not HOST:PORT"),
         (["--ray-address", "127.0.0.1:{port}"], "--ray-address needs --backend ray"),
         (["--backend", "spark"], "Unknown --backend 'spark'; choose local"),
@@ -223,7 +227,7 @@ def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothi
     flags = [f.format(port=port) for f in flags]
     out = run_cli("eval", "-d", "airline", "--agent", "gold", "-o", str(tmp_path / "out"), *flags, env={"RAY_ADDRESS": f"127.0.0.1:{port}"})
     assert words.format(port=port) in one_sentence_error(out)
-    assert "eval" not in out.stdout, "no progress bar is drawn before the runs start"
+    assert out.stdout == "", "no progress bar (not even the end of its line) before the runs start"
     assert not (tmp_path / "out").exists()
 
 
@@ -264,5 +268,61 @@ def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(a
     kept = load_results(out)
     assert 2 <= len(kept) < CLI_RUNS
     assert line.startswith("error: Ray worker ") and " of 2 died on " in line, line
+    assert "(its process ended: killed, out of memory or a crash)" in line, "its machine is still in the cluster"
+    assert "A worker died" not in stdout, "Ray's own report of it is not printed beside the sentence"
     assert f"in flight; {len(kept)} finished runs are saved in results.jsonl, and running the same command again redoes the {CLI_RUNS - len(kept)} left." in line
     assert actors_ended() == []
+
+
+@pytest.fixture
+def token_cluster():
+    """A Ray cluster as `ray start --head` makes one on a machine that has a token (Ray then turns
+    its token authentication on), in a home and temporary folder of its own; its address, and the
+    environment of a machine that has the token but has not set RAY_AUTH_MODE."""
+    home = Path(tempfile.mkdtemp(prefix="lt-home-"))
+    temp = tempfile.mkdtemp(prefix="lt-ray-", dir="/tmp")  # (short: Ray's socket paths must fit)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | {"HOME": str(home)}
+    bin_dir = Path(sys.executable).parent
+    subprocess.run([bin_dir / "ray", "get-auth-token", "--generate"], env=env, capture_output=True, check=True, timeout=60)
+    port = free_port()
+    head = subprocess.Popen(
+        [bin_dir / "ray", "start", "--head", f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
+         f"--ray-client-server-port={free_port()}", f"--temp-dir={temp}", "--block"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}", env
+    finally:  # (at once: `ray start --block` takes half a minute to stop when asked)
+        os.killpg(head.pid, signal.SIGKILL)
+        subprocess.run(["pkill", "-KILL", "-f", temp], check=False)  # its processes that left the group
+        head.wait(timeout=60)
+        for folder in (home, temp):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_cluster_with_token_authentication_refuses_in_one_sentence_and_joins_with_its_token(token_cluster, tmp_path):
+    address, env = token_cluster
+    flags = ["eval", "-d", "airline", "--agent", "gold", "--tasks", "airline_01_cancel_recent_booking", "--backend", "ray", "--ray-address", address]
+    refused = subprocess.run(
+        [sys.executable, "-m", "ledger_tui", *flags, "-o", str(tmp_path / "refused")],
+        capture_output=True, text=True, cwd=ROOT, timeout=180, env=env,
+    )
+    assert one_sentence_error(refused) == (
+        f"error: The Ray cluster at {address} uses token authentication and refused this machine (no token sent, or not the "
+        "cluster's); run the eval with RAY_AUTH_MODE=token and the head's token in ~/.ray/auth_token or RAY_AUTH_TOKEN, as "
+        "`ray start --address` on the other machines needs too."
+    )
+    assert refused.stdout == ""
+    assert not (tmp_path / "refused").exists()
+    joined = subprocess.run(
+        [sys.executable, "-m", "ledger_tui", *flags, "-o", str(tmp_path / "joined")],
+        capture_output=True, text=True, cwd=ROOT, timeout=180, env={**env, "RAY_AUTH_MODE": "token"},
+    )
+    assert joined.returncode == 0, joined.stderr
+    assert [r.passed for r in load_results(tmp_path / "joined")] == [True]
