@@ -83,22 +83,36 @@ def shown_ks(ks: list[int], room: int) -> list[int]:
     return keep
 
 
+def spans(ks: list[int]) -> str:
+    """Sorted numbers as text, each run of four or more as its ends: 3, 5, 6, 7, 9–15."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(ks) + 1):
+        if i == len(ks) or ks[i] != ks[i - 1] + 1:
+            run = ks[start:i]
+            out += [f"{run[0]}–{run[-1]}"] if len(run) >= 4 else [str(k) for k in run]
+            start = i
+    return ", ".join(out)
+
+
 def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     if not summaries:
         return ["no results"]
     ks = sorted({k for s in summaries for k in s.pass_k})
     fixed = 9 + 6 + 6 + 6 + 8  # mode, tasks, runs, infra, reward
-    shown = ks if wide else shown_ks(ks, (WIDTH - fixed) // 8)
-    head = f"{'mode':<9}{'tasks':>6}{'runs':>6}{'infra':>6}" + "".join(f"{'pass^' + str(k):>8}" for k in shown) + f"{'reward':>8}"
+    shown = ks if wide else shown_ks(ks, (WIDTH - fixed) // 9)
+    # a column a space wider than its label (pass^100 and up need 9)
+    widths = {k: max(8, len(f"pass^{k}") + 1) for k in shown}
+    head = f"{'mode':<9}{'tasks':>6}{'runs':>6}{'infra':>6}" + "".join(f"{'pass^' + str(k):>{widths[k]}}" for k in shown) + f"{'reward':>8}"
     lines = [head, "-" * len(head)]
     for s in summaries:
         lines.append(
             f"{s.mode:<9}{s.tasks:>6}{s.runs:>6}{s.infrastructure_errors:>6}"
-            + "".join(f"{s.pass_k.get(k, float('nan')):>8.3f}" for k in shown)
+            + "".join(f"{s.pass_k.get(k, float('nan')):>{widths[k]}.3f}" for k in shown)
             + f"{s.average_reward:>8.3f}"
         )
     if shown != ks:
-        lines.append(f"(pass^k for k = {', '.join(str(k) for k in ks if k not in shown)}: --wide, or summary.json)")
+        lines.append(f"(pass^k for k = {spans([k for k in ks if k not in shown])}: --wide, or summary.json)")
     lines.append("")
     head2 = f"{'per run':<9}{'prompt':>7}{'ledger':>7}{'trans':>7}{'policy':>7}{'compl':>7}{'calls':>6}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}{'loops':>6}"
     lines += [head2, "-" * len(head2)]
@@ -124,11 +138,14 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
 MARKS = {"baseline": "b", "irma": "i", "ledger": "l", "gate": "g", "full": "F"}
 
 
-def plot(summaries: list[ModeSummary], height: int = 10) -> list[str]:
-    """pass^k (y, 0..1) against k (x), one letter per mode; overlapping points show '*'."""
+def plot(summaries: list[ModeSummary], height: int = 10, wide: bool = False) -> list[str]:
+    """pass^k (y, 0..1) against k (x), one letter per mode; overlapping points show '*'. Unless
+    `wide`, the k shown are those that fit 80 columns (as the table picks them)."""
     ks = sorted({k for s in summaries for k in s.pass_k})
     if not ks:
         return []
+    if not wide:
+        ks = shown_ks(ks, (WIDTH - 8) // 5)
     grid = [[" "] * len(ks) for _ in range(height + 1)]
     together: dict[tuple[int, int], list[str]] = {}
     for s in summaries:

@@ -49,3 +49,12 @@ def test_eval_wide_shows_every_k(tmp_path: Path):
     printed = run("eval", "--domain", "retail", "--agent", "gold", *MODES, "--trials", "9", "--tasks", TASKS, "--out", str(tmp_path / "ev"), "--wide")
     assert all(f"pass^{k}" in printed for k in range(1, 10))
     assert "--wide, or summary.json" not in printed
+
+
+def test_a_hundred_trials_still_fit_80_columns(tmp_path: Path):
+    printed = run("eval", "--domain", "airline", "--agent", "gold", "--trials", "100", "--tasks", "airline_01_cancel_recent_booking",
+                  "--out", str(tmp_path / "ev"))
+    assert widest(printed) <= 80  # the plot too: the k it shows are picked as the table's are
+    assert "pass^8 pass^100" in printed  # a label as wide as its column keeps a space before it
+    assert "(pass^k for k = 3, 5, 6, 7, 9–99: --wide, or summary.json)" in printed
+    assert "  1    2    4    8    16   32   64   100  k" in printed
