@@ -473,7 +473,7 @@ def eval_command(
     ),
     ray_address: Optional[str] = typer.Option(
         None, "--ray-address",
-        help="With --backend ray: the cluster's head, HOST:PORT (default: $RAY_ADDRESS, else a local Ray instance started for the eval).",
+        help="With --backend ray: the cluster's head, HOST:PORT, or ray://HOST:10001 from outside the cluster (default: $RAY_ADDRESS, else a local Ray instance started for the eval).",
         show_default=False,
     ),
     compact: bool = typer.Option(False, "--compact", help="Send tool results already in the task state as a short reference (fewer prompt tokens).", metavar=""),
@@ -570,7 +570,7 @@ def eval_command(
     for line in table(summaries, wide):
         say(line)
     say("")
-    for line in plot(summaries):
+    for line in plot(summaries, wide=wide):
         say(line)
     rows = paper.rows(results, {d.name: paper.write_task_ids(d, all_tasks)})
     costs = paper.overheads(results)

@@ -128,8 +128,10 @@ async def test_gold_runs_of_a_shipped_domain_on_ray_equal_the_local_ones(local_r
     assert without_timing(tmp_path / "local") == without_timing(tmp_path / "ray")
 
 
-def test_the_domain_travels_as_data_not_as_a_path(tmp_path):
+def test_the_domain_travels_as_data_not_as_a_path(tmp_path, monkeypatch):
     from ray import cloudpickle
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the rebuilt domain's files go (an actor's own folder)
 
     for domain in (build_toy(), load_domain("telecom")):
         expected_policy = domain.policy
