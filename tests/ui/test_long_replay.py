@@ -174,3 +174,16 @@ async def test_a_long_gate_log_lists_the_latest_decisions_and_counts_them_all(to
         listed = [log.get_row_at(i)[0].plain for i in range(log.row_count)]
         assert listed == [str(d.seq) for d in revise[-len(listed) :]] and len(listed) >= min(len(revise), LIST_MIN)
         assert log.border_subtitle.startswith(f"… {len(revise) - len(listed):,} earlier")
+
+
+async def test_the_gate_log_shows_five_digit_steps_whole(toy, tmp_path):
+    path = await long_trajectory(toy, tmp_path, 10_100)
+    app = make_app(trajectory=path, domain=toy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        log = app.screen.gate_log
+        latest = log.decisions[-1].seq
+        assert latest >= 10_000
+        steps = [line.split()[0] for y in range(1, log.size.height) if (line := log.render_line(y).text).strip()]
+        assert steps[-1] == str(latest)  # (a four-column step cut it to its first four digits)
+        assert steps == [str(d.seq) for d in log.decisions[-len(steps) :]]

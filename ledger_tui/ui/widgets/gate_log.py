@@ -67,7 +67,7 @@ class GateLog(DataTable[Text]):
         self._looks: dict[int, tuple[tuple[str, str], ...]] = {}  # each listed row's cells: (class, text)
 
     def on_mount(self) -> None:
-        self.add_column("step", key="step", width=4)
+        self.add_column("step", key="step")  # as wide as the longest step listed (100,000 and up: 6)
         self.add_column("verdict", key="verdict")  # as wide as its widest label ("REVISE · read")
         self.add_column("tool", key="call")
         self.add_column("failed checks and reason", key="reason")
