@@ -108,6 +108,7 @@ class ShardActor:
         await asyncio.gather(*self.running.values(), return_exceptions=True)
         if self.home is not None:
             shutil.rmtree(self.home, ignore_errors=True)
+            _sweep(self.home.parent)  # and those of actors killed on this machine meanwhile (in this eval too)
         return ("bye",)
 
 
@@ -118,15 +119,20 @@ def _home() -> Path:
     """The folder of everything an actor writes (the domain's data, its runs' trajectories until
     they are sent), removed when it stops; the process is the actor's, so its temporary files all
     go there. An actor that was killed could not remove its own: the folders of actors no longer
-    running on this machine (named by their process) are removed first."""
+    running on this machine are removed when another actor starts or stops there (`_sweep`)."""
     here = Path(tempfile.gettempdir())
+    _sweep(here)
+    home = Path(tempfile.mkdtemp(prefix=f"{HOME}{os.getpid()}-", dir=here))
+    tempfile.tempdir = str(home)
+    return home
+
+
+def _sweep(here: Path) -> None:
+    """Remove the folders in `here` of actors no longer running (named by their process)."""
     for old in here.glob(f"{HOME}*-*"):
         pid = old.name[len(HOME) :].split("-", 1)[0]
         if pid.isdigit() and not _running(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    home = Path(tempfile.mkdtemp(prefix=f"{HOME}{os.getpid()}-", dir=here))
-    tempfile.tempdir = str(home)
-    return home
 
 
 def _running(pid: int) -> bool:
