@@ -304,7 +304,12 @@ def token_cluster():
         yield f"127.0.0.1:{port}", env
     finally:  # (at once: `ray start --block` takes half a minute to stop when asked)
         os.killpg(head.pid, signal.SIGKILL)
-        subprocess.run(["pkill", "-KILL", "-f", temp], check=False)  # its processes that left the group
+        for entry in Path("/proc").iterdir():  # its processes that left the group
+            try:
+                if entry.name.isdigit() and temp.encode() in (entry / "cmdline").read_bytes():
+                    os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
         head.wait(timeout=60)
         for folder in (home, temp):
             shutil.rmtree(folder, ignore_errors=True)
