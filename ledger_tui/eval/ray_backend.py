@@ -158,9 +158,9 @@ def _set_aside() -> Iterator[list[str]]:
     native code; while joining, what it writes there is set aside (a failure is one sentence) and
     handed back, read, when the block ends."""
     sys.stderr.flush()
-    saved = os.dup(2)
     log: list[str] = []
     with tempfile.TemporaryFile() as sink:
+        saved = os.dup(2)
         os.dup2(sink.fileno(), 2)
         try:
             yield log
@@ -370,30 +370,39 @@ class Cluster:
 
     async def aclose(self) -> None:
         """End the actors, waiting until they are gone; leave Ray if this process started or joined it."""
-        await _kill(self.ray, self.pool)
-        self._leave()
+        try:
+            await _kill(self.ray, self.pool)
+        finally:  # (a second Ctrl-C while they end still leaves Ray)
+            self._leave()
 
     def _leave(self) -> None:
-        if self.owned and self.ray.is_initialized():
-            self.ray.shutdown()
-        if self.unmute is not None:
-            self.unmute()
-            self.unmute = None
+        try:
+            if self.owned and self.ray.is_initialized():
+                self.ray.shutdown()
+        finally:
+            if self.unmute is not None:
+                self.unmute()
+                self.unmute = None
+
+
+# how a raylet's report of a worker process that died begins (Ray 2.x)
+_WORKER_DIED = "A worker died or was killed"
 
 
 def _mute_raylet(ray: Any) -> Callable[[], None] | None:
-    """Ray prints on this process's stdout, in several lines, what its raylets report, such as a
-    worker process that died; the eval says that itself in one sentence (`_Actor.fate`), so those
-    messages are not shown while this process is joined to Ray. Returns what shows them again.
-    (Ray's printer is looked up where its listener finds it; if a Ray version moves it, nothing is
-    muted.)"""
+    """Ray prints on this process's stdout, in several lines, its raylets' report of a worker
+    process that died; the eval says that itself in one sentence (`_Actor.fate`), so that report
+    is not shown while this process is joined to Ray (the raylets' other reports, such as a task
+    killed for memory, still are). Returns what shows them again. (Ray's printer is looked up
+    where its listener finds it; if a Ray version moves it, nothing is muted.)"""
     module = getattr(getattr(ray, "_private", None), "worker", None)
     shown = getattr(module, "print_to_stdstream", None)
     if shown is None:
         return None
 
     def unless_raylet(data: Any, *args: Any, **kwargs: Any) -> None:
-        if not (isinstance(data, dict) and data.get("pid") == "raylet"):
+        lines = data.get("lines") if isinstance(data, dict) and data.get("pid") == "raylet" else None
+        if not (lines and all(str(line).lstrip().startswith(_WORKER_DIED) for line in lines)):
             shown(data, *args, **kwargs)
 
     module.print_to_stdstream = unless_raylet

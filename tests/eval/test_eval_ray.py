@@ -264,6 +264,7 @@ def test_a_ray_worker_that_dies_is_one_sentence_and_the_runs_finished_are_kept(a
     wait_for_lines(out, 2, proc)
     pids = actor_pids(under=proc.pid)
     assert len(pids) == 2
+    assert any(home.startswith(f"ledger-tui-ray-{pids[0]}-") for home in actor_homes())
     os.kill(pids[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=90)
     line = one_sentence_error(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
@@ -295,12 +296,12 @@ def token_cluster():
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        deadline = time.monotonic() + 90
+        status = [bin_dir / "ray", "status", f"--address=127.0.0.1:{port}"]
+        while subprocess.run(status, env={**env, "RAY_AUTH_MODE": "token"}, capture_output=True, timeout=60).returncode:
+            if time.monotonic() > deadline or head.poll() is not None:
+                pytest.fail("`ray start --head` with a token did not come up within 90 s")
+            time.sleep(0.5)
         yield f"127.0.0.1:{port}", env
     finally:  # (at once: `ray start --block` takes half a minute to stop when asked)
         os.killpg(head.pid, signal.SIGKILL)
