@@ -75,6 +75,7 @@ WIDTH = 80  # what the CLI's tables fit in unless --wide
 
 def shown_ks(ks: list[int], room: int) -> list[int]:
     """The k to show in `room` columns: all if they fit, else 1, the powers of two and the last."""
+    room = max(room, 1)  # (the last k at least)
     if len(ks) <= room:
         return ks
     keep = [k for k in ks if k == ks[-1] or k & (k - 1) == 0]
@@ -83,7 +84,7 @@ def shown_ks(ks: list[int], room: int) -> list[int]:
     return keep
 
 
-def spans(ks: list[int]) -> str:
+def k_ranges(ks: list[int]) -> str:
     """Sorted numbers as text, each run of four or more as its ends: 3, 5, 6, 7, 9–15."""
     out: list[str] = []
     start = 0
@@ -112,7 +113,7 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
             + f"{s.average_reward:>8.3f}"
         )
     if shown != ks:
-        lines.append(f"(pass^k for k = {spans([k for k in ks if k not in shown])}: --wide, or summary.json)")
+        lines.append(f"(pass^k for k = {k_ranges([k for k in ks if k not in shown])}: --wide, or summary.json)")
     lines.append("")
     head2 = f"{'per run':<9}{'prompt':>7}{'ledger':>7}{'trans':>7}{'policy':>7}{'compl':>7}{'calls':>6}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}{'loops':>6}"
     lines += [head2, "-" * len(head2)]
@@ -140,7 +141,7 @@ MARKS = {"baseline": "b", "irma": "i", "ledger": "l", "gate": "g", "full": "F"}
 
 def plot(summaries: list[ModeSummary], height: int = 10, wide: bool = False) -> list[str]:
     """pass^k (y, 0..1) against k (x), one letter per mode; overlapping points show '*'. Unless
-    `wide`, the k shown are those that fit 80 columns (as the table picks them)."""
+    `wide`, the k shown are those that fit 80 columns, picked by the table's rule (`shown_ks`)."""
     ks = sorted({k for s in summaries for k in s.pass_k})
     if not ks:
         return []
@@ -163,7 +164,8 @@ def plot(summaries: list[ModeSummary], height: int = 10, wide: bool = False) -> 
         label = f"{level:4.1f} |" if row % 2 == 0 else "     |"
         lines.append(label + "".join(f"  {c}  " for c in cells))
     lines.append("     +" + "-----" * len(ks))
-    lines.append("      " + "".join(f"  {k:<3}" for k in ks) + "  k")
+    # each label in its point's five columns (from k = 1,000, right-aligned in them)
+    lines.append("      " + "".join(f"  {k:<3}" if k < 1000 else f"{k:>5}" for k in ks) + "  k")
     lines.append("      " + "  ".join(f"{m}={s.mode}" for s in summaries for m in [MARKS.get(s.mode, s.mode[:1])]))
     shared = sorted({"".join(marks) for marks in together.values() if len(marks) > 1})
     if shared:
