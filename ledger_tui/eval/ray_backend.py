@@ -111,8 +111,7 @@ def _reachable(address: str) -> None:
         if address.startswith("ray://"):
             raise RayError(
                 f"No Ray Client server answers at {address} ({why}); the head serves one (port 10001) only with Ray's client "
-                f"package installed there ({CLIENT_INSTALL}, then `ray start --head` again), or run the eval on a machine of "
-                "the cluster with the head's HOST:6379."
+                f"package installed there ({CLIENT_INSTALL}, then `ray start --head` again), or {_ON_THE_CLUSTER}."
             ) from None
         raise RayError(
             f"No Ray cluster answers at {address} ({why}); start one there with `ray start --head`, fix --ray-address "
@@ -120,6 +119,8 @@ def _reachable(address: str) -> None:
         ) from None
 
 
+# the other way in, when Ray Client cannot be used
+_ON_THE_CLUSTER = "run the eval on a machine of the cluster with the head's HOST:6379"
 # what Ray's client logs while a cluster that wants a token refuses it (or gets none)
 _AUTH_WORDS = ("InvalidAuthToken", "Unauthenticated", "AuthenticationError")
 
@@ -128,12 +129,13 @@ def _join_failure(address: str, exc: BaseException, log: str) -> str:
     """Why joining the cluster at `address` failed, in one sentence: Ray's exception says too
     little when the cause is its token authentication (a connection error after retries), so what
     its client logged while trying is read as well."""
-    if "ray[client]" in str(exc):
+    said = str(exc)
+    if "ray[client]" in said:
         return (
             f"Ray Client addresses ({address}) need Ray's client package on this machine and on the head: {CLIENT_INSTALL}; "
-            "or run the eval on a machine of the cluster with the head's HOST:6379."
+            f"or {_ON_THE_CLUSTER}."
         )
-    if any(word in log or word in str(exc) or word == type(exc).__name__ for word in _AUTH_WORDS):
+    if any(word in log or word in said or word == type(exc).__name__ for word in _AUTH_WORDS):
         return (
             f"The Ray cluster at {address} uses token authentication and refused this machine (no token sent, or not "
             f"the cluster's); run the eval with {AUTH_MODE}=token and the head's token in ~/.ray/auth_token or "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, Notice, ToolCallProposed, UserMessage
+from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, GateDecision, Notice, ToolCallProposed, UserMessage
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.irma import ReplayHelper
 from ledger_tui.engine.models import ReplayModel
@@ -22,6 +22,13 @@ from ledger_tui.engine.tasks import load_tasks
 
 
 _NO_GATE = "(no gate)"  # a write of a mode that runs writes unjudged (baseline, ledger, irma)
+
+
+def _verdict(decision: GateDecision | None, mode: str) -> str:
+    """A write's verdict as regress prints it: `(no gate)` in a mode that runs writes unjudged."""
+    if decision is not None:
+        return decision.verdict.value
+    return _NO_GATE if ungated(mode) else "(no decision)"
 
 
 @dataclass
@@ -87,8 +94,7 @@ async def regress(
         if b is not None and a is not None and b.call.signature() != a.call.signature():
             report.diverged = report.diverged or f"at gate decision {i + 1}: the replayed call differs"
             break
-        vb = b.verdict.value if b else _NO_GATE if ungated(mode_before) else "(no decision)"
-        va = a.verdict.value if a else _NO_GATE if ungated(replayed_mode) else "(no decision)"
+        vb, va = _verdict(b, mode_before), _verdict(a, replayed_mode)
         # a write that ran without the gate and one the gate allows both run: no change
         if vb != va and {vb, va} != {_NO_GATE, "ALLOW"}:
             ref = a or b
