@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from domains import available, load_domain
+from ledger_tui.domains import available, load_domain
 from ledger_tui.engine.events import AssistantMessage, GateDecided, LedgerUpdated, ToolCall, ToolCallProposed, ToolResult, Verdict
 from ledger_tui.engine.fold import fold
 from ledger_tui.engine import consent

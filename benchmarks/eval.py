@@ -43,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from domains import load_domain  # noqa: E402
+from ledger_tui.domains import load_domain  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
 from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
@@ -172,7 +172,7 @@ def _run_throughput(
 ):
     import functools
 
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
 
     shares, with_startup, cpu_per_call = [], [], []
     runs = sessions * waves

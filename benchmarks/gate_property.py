@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from domains import available  # noqa: E402
+from ledger_tui.domains import available  # noqa: E402
 from tests.property_writes import DOMAINS, Tally, run_domain  # noqa: E402
 
 

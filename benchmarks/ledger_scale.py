@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.engine import median_us  # noqa: E402
-from domains import available, load_domain  # noqa: E402
+from ledger_tui.domains import available, load_domain  # noqa: E402
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult  # noqa: E402
 from ledger_tui.engine.fold import fold  # noqa: E402
 from ledger_tui.engine.gate import evaluate  # noqa: E402

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from domains import load_domain  # noqa: E402
+from ledger_tui.domains import load_domain  # noqa: E402
 from ledger_tui.engine.gold import run_gold  # noqa: E402
 from ledger_tui.engine.prompt import LEDGER_AT  # noqa: E402
 from ledger_tui.engine.tasks import load_tasks  # noqa: E402

@@ -29,5 +29,5 @@ def available() -> list[str]:
 def load_domain(name: str) -> Domain:
     if name not in available():
         raise UnknownDomainError(name, available())
-    module = importlib.import_module(f"domains.{name}")
+    module = importlib.import_module(f"{__name__}.{name}")
     return module.build()

@@ -19,6 +19,7 @@ import typer
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
 from ledger_tui.engine.irma import HELPER_MAX_TOKENS, helper_options
 from ledger_tui.engine.outside import shown
+from ledger_tui.examples import resolve_script, resolve_session, runs_home
 from ledger_tui.explain import plural
 
 app = typer.Typer(
@@ -65,10 +66,11 @@ FORCE_HELP = "Overwrite files that already exist (without it, an existing file i
 
 
 def _default_out(domain: str, stem: str) -> Path:
-    """A new file under sessions/runs/, created now: unique even for runs started together."""
+    """A new file in the runs folder (`examples.runs_home`), created now: unique even for runs
+    started together."""
     from ledger_tui.eval.outputs import fresh_name
 
-    return fresh_name(Path("sessions") / "runs", f"{domain}-{stem}")
+    return fresh_name(runs_home(), f"{domain}-{stem}")
 
 
 # Options of a real model server, shared by `play` and `eval` (see "Real model servers" in the README)
@@ -166,7 +168,7 @@ def domains() -> None:
     """List the domains: what each holds, its tools by kind and its policy predicates."""
     import textwrap
 
-    from domains import available, load_domain
+    from ledger_tui.domains import available, load_domain
 
     def wrapped(label: str, names: list[str]) -> None:
         head = f"{label}: "
@@ -196,6 +198,28 @@ def domains() -> None:
         wrapped("predicates", sorted({p.name for p in d.predicates}))
 
 
+@app.command()
+def examples() -> None:
+    """List the shipped sessions (for replay, why, regress) and scripts (for run --script), by name."""
+    from ledger_tui import examples as shipped
+
+    import textwrap
+
+    def listed(head: str, found: list) -> None:
+        say(head)
+        for e in found:  # a name, then its title under it: both fit 80 columns
+            say(f"  {e.name}")
+            for line in textwrap.wrap(e.title, width=80, initial_indent=" " * 6, subsequent_indent=" " * 6):
+                say(line)
+
+    listed("sessions   ledger-tui replay NAME  (why, regress)", shipped.sessions())
+    say("")
+    listed("scripts    ledger-tui run --script NAME", shipped.scripts())
+    say("")
+    say(f"installed in {shipped.sessions_folder()} and {shipped.domains_folder()}/*/scripts")
+    say(f"new runs go to {runs_home()}")
+
+
 @app.command("tasks")
 def list_tasks(
     domain: str = typer.Argument(..., help="Domain whose tasks to list."),
@@ -221,7 +245,9 @@ def list_tasks(
 
 @app.command()
 def run(
-    script: Optional[Path] = typer.Option(None, "--script", "-s", help="Scripted conversation (JSON)."),
+    script: Optional[Path] = typer.Option(
+        None, "--script", "-s", help="Scripted conversation: a JSON file, or a shipped script's name (airline/cancel_blocked; see `examples`)."
+    ),
     domain: Optional[str] = typer.Option(None, "--domain", "-d", help="Domain (default: the script's)."),
     task: Optional[str] = typer.Option(None, "--task", help="Run a task of the domain instead of a script."),
     agent: str = typer.Option("scripted", "--agent", help="scripted (with --script) or gold (with --task)."),
@@ -233,7 +259,7 @@ def run(
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
 ) -> None:
     """Run a scripted session (or a task with the gold agent) through the loop, gate and environment."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.eval.outputs import check_new
 
     if mode is not None:
@@ -254,11 +280,12 @@ def run(
 
 
 async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps) -> None:
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.models import ScriptedModel
     from ledger_tui.engine.script import load_script, run_script, script_mode
     from ledger_tui.engine.session import Session, drain
 
+    script_path = resolve_script(script_path)
     script = load_script(script_path)
     mode = _check_mode(script_mode(script, mode))
     if domain_name and domain_name != script.domain:
@@ -339,7 +366,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
 
 @app.command()
 def why(
-    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl)."),
+    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl), or a shipped session's name (see `examples`)."),
     step: Optional[int] = typer.Option(None, "--step", "-n", help="Explain the gate decision at this step only."),
     all_decisions: bool = typer.Option(False, "--all", help="Explain ALLOWs too.", metavar=""),
 ) -> None:
@@ -348,6 +375,7 @@ def why(
     from ledger_tui.engine.store import read_trajectory
     from ledger_tui.explain import category_counts, decisions, explain_decision
 
+    trajectory = resolve_session(trajectory)
     loaded = read_trajectory(trajectory)
     for w in loaded.warnings:
         say(f"warning: {w}", err=True)
@@ -390,7 +418,7 @@ def play(
     mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full | irma."),
     helper_model: Optional[str] = typer.Option(None, "--helper-model", help=HELPER_MODEL_HELP),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in sessions/runs/)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in the runs folder: sessions/runs/ of a checkout, else the user's data folder)."),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
     no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
     timeout: Timeout = 120.0,
@@ -404,7 +432,7 @@ def play(
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os
 
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
     from ledger_tui.eval.outputs import check_new
 
@@ -432,20 +460,23 @@ def play(
     out = out or _default_out(d.name, "play")
     from ledger_tui.ui.launch import play as launch_play
 
-    launch_play(d, agent_model, mode, db, out, session_options)
+    status = launch_play(d, agent_model, mode, db, out, session_options)
+    say(f"session   {out}")
+    _tui_status(status)
 
 
 @app.command()
 def replay(
-    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl), e.g. one under sessions/."),
+    trajectory: Path = typer.Argument(..., help="A trajectory file (.jsonl), or a shipped session's name: airline-cancel-blocked (see `examples`)."),
     step: Optional[int] = typer.Option(None, "--step", "-n", help="Open at this step."),
 ) -> None:
     """Step through a saved trajectory: conversation, ledger and gate log as of each step."""
     from ledger_tui.engine.store import read_trajectory
     from ledger_tui.ui.launch import replay as launch_replay
 
+    trajectory = resolve_session(trajectory)
     read_trajectory(trajectory)  # fail here, in one sentence, if the file is unusable
-    launch_replay(trajectory, step)
+    _tui_status(launch_replay(trajectory, step))
 
 
 @app.command("eval")
@@ -480,7 +511,10 @@ def eval_command(
     tau2_data: Optional[Path] = typer.Option(None, "--tau2-data", help=TAU2_DATA_HELP),
     split: Optional[str] = typer.Option(None, "--split", help=SPLIT_HELP),
     task_file: Optional[str] = typer.Option(None, "--task-file", help=TASK_FILE_HELP),
-    out: Path = typer.Option(Path("runs/eval"), "--out", "-o", help="Output folder (resumes if it has results)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", show_default=False,
+        help="Output folder; resumes if it has results (default: eval/ in the runs folder: sessions/runs/ of a checkout, else the user's data folder).",
+    ),
     max_turns: int = typer.Option(30, "--max-turns", help="Customer turns before a run is cut off."),
     timeout: Timeout = 120.0,
     retries: Retries = 2,
@@ -509,6 +543,7 @@ def eval_command(
         from ledger_tui.engine.gold import IRMA_NEEDS_A_MODEL
 
         raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
+    out = out if out is not None else runs_home() / "eval"
     if out.exists() and not out.is_dir():
         raise LedgerTuiError(f"{out} is a file; pass a folder to --out (eval writes results.jsonl and the trajectories into it).")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
@@ -709,21 +744,21 @@ def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2
 
 @app.command()
 def regress(
-    trajectories: list[Path] = typer.Argument(..., help="Trajectory files to replay under today's policy."),
+    trajectories: list[Path] = typer.Argument(..., help="Trajectory files (or shipped sessions' names) to replay under today's policy."),
     mode: Optional[str] = typer.Option(
         None, "--mode",
         help="Replay in this mode instead of the recorded one, e.g. full on a baseline or irma run: which writes the gate would stop.",
     ),
 ) -> None:
     """Replay recorded model turns under today's predicates and report verdicts that changed."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.store import read_trajectory
     from ledger_tui.eval.regress import check_domain, regress as run_regress, regress_lines
 
     if mode is not None:
         _check_mode(mode)
     changed = 0
-    for path in trajectories:
+    for path in map(resolve_session, trajectories):
         loaded = read_trajectory(path)
         domain = load_domain(check_domain(loaded.events))
         report = asyncio.run(run_regress(domain, loaded.events, replay_in=mode))
@@ -758,14 +793,22 @@ def browse(
     """List every run (reward, failure class, gate verdicts), filter and sort; Enter replays one."""
     from ledger_tui.ui.launch import browse as launch_browse
 
-    launch_browse(folder)
+    _tui_status(launch_browse(folder))
+
+
+def _tui_status(status: int) -> None:
+    """The workbench's exit status as the command's: one that failed to start (its error is
+    printed above) is not a success."""
+    if status:
+        say("error: the workbench stopped on an error (printed above); nothing recorded so far is lost.", err=True)
+        raise typer.Exit(status)
 
 
 def _policy_for(domain: str | None) -> str | None:
     if not domain:
         return None
     try:
-        from domains import load_domain
+        from ledger_tui.domains import load_domain
 
         return load_domain(domain).policy
     except LedgerTuiError:

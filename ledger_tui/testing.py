@@ -22,7 +22,7 @@ from ledger_tui.engine.observe import observe_read, observe_statements, observe_
 class Probe:
     def __init__(self, domain: Domain | str, db: Any | None = None, db_path: Path | None = None) -> None:
         if isinstance(domain, str):
-            from domains import load_domain
+            from ledger_tui.domains import load_domain
 
             domain = load_domain(domain)
         self.domain = domain

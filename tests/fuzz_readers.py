@@ -342,7 +342,7 @@ def _tasks(data: bytes, folder: Path) -> None:
 
 def _db(domain_name: str, file_name: str = "db.json") -> Callable[[bytes, Path], None]:
     def run(data: bytes, folder: Path) -> None:
-        from domains import load_domain
+        from ledger_tui.domains import load_domain
 
         domain = load_domain(domain_name)
         where = fresh(folder, "db")
@@ -353,7 +353,7 @@ def _db(domain_name: str, file_name: str = "db.json") -> Callable[[bytes, Path],
         try:
             domain.load_db(where / "db.json")
         finally:  # the readers' caches keep what they read by path: forget this example's files
-            from domains.telecom import state
+            from ledger_tui.domains.telecom import state
 
             for cache in (domain._cache, state._RAW):
                 for key in [k for k in cache if str(folder) in k]:
@@ -454,7 +454,7 @@ def _completion(data: bytes, folder: Path) -> None:
 
 def readers() -> list[Reader]:
     """Every reader, with its inputs (built once: the seeds read shipped files)."""
-    from domains import available
+    from ledger_tui.domains import available
 
     tasks = [json.loads((ROOT / "domains" / d / "tasks.json").read_text(encoding="utf-8"))[:2] for d in available()]
     scripts = [json.loads(p.read_text(encoding="utf-8")) for p in SCRIPTS]

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import LedgerUpdated, Notice, Refusal, SessionEnded, ToolCall, dump_event
 from ledger_tui.engine.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain

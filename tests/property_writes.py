@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment, Outcome
 from ledger_tui.engine.events import (

@@ -8,11 +8,11 @@ from ledger_tui.engine.domain import Domain
 
 
 def build() -> Domain:
-    from domains.airline import proposals
-    from domains.airline import paths
-    from domains.airline.predicates import PREDICATES, STATEMENTS
-    from domains.airline.schema import KEYED, FlightDB
-    from domains.airline.tools import NOW, TOOLS
+    from ledger_tui.domains.airline import proposals
+    from ledger_tui.domains.airline import paths
+    from ledger_tui.domains.airline.predicates import PREDICATES, STATEMENTS
+    from ledger_tui.domains.airline.schema import KEYED, FlightDB
+    from ledger_tui.domains.airline.tools import NOW, TOOLS
 
     return Domain(
         toolkit="AirlineTools",

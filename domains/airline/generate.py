@@ -1,4 +1,4 @@
-"""Seeded generator of the airline database (`python -m domains.airline.generate`).
+"""Seeded generator of the airline database (`python -m ledger_tui.domains.airline.generate`).
 
 It writes `db.json` in τ²-bench's format and size (300 flights over May 2024, 500 users, 2,000
 reservations) with statuses consistent with the clock (2024-05-15 15:00 EST): past dates landed or
@@ -425,7 +425,7 @@ def random_reservation(rng: random.Random, ids: Ids, net: Network, user: dict[st
 
 def generate(seed: int = SEED) -> tuple[dict[str, Any], dict[str, Any]]:
     """(db, planted): the database and the planted scenarios the tasks are built on."""
-    from domains.airline.scenarios import plant
+    from ledger_tui.domains.airline.scenarios import plant
 
     rng = random.Random(seed)
     flights = make_flights(rng)
@@ -453,7 +453,7 @@ def generate(seed: int = SEED) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def main() -> None:
-    from domains.airline.scenarios import build_tasks
+    from ledger_tui.domains.airline.scenarios import build_tasks
 
     db, planted = generate()
     (HERE / "db.json").write_text(json.dumps(db, indent=1) + "\n", encoding="utf-8")

@@ -15,9 +15,9 @@ import re
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from domains.airline import proposals
-from domains.airline.paths import flight_path, reservation_path, user_path
-from domains.airline.tools import BAG_FEE, INSURANCE_FEE, NOW
+from ledger_tui.domains.airline import proposals
+from ledger_tui.domains.airline.paths import flight_path, reservation_path, user_path
+from ledger_tui.domains.airline.tools import BAG_FEE, INSURANCE_FEE, NOW
 from ledger_tui.engine import rules
 from ledger_tui.engine.domain import Statement, keyword_statement
 from ledger_tui.engine.events import SuggestedCall, Verdict

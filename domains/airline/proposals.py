@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from domains.airline.paths import reservation_path, user_path
+from ledger_tui.domains.airline.paths import reservation_path, user_path
 from ledger_tui.engine import consent, rules
 from ledger_tui.engine.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext

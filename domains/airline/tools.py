@@ -26,8 +26,8 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, WithJsonSchema
 
-from domains.airline import paths
-from domains.airline.schema import (
+from ledger_tui.domains.airline import paths
+from ledger_tui.domains.airline.schema import (
     CABINS,
     AirportCode,
     CabinClass,

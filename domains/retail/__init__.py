@@ -21,7 +21,7 @@ CLOCK = "2024-06-01T12:00:00"
 
 
 def build() -> Domain:
-    from domains.retail import proposals
+    from ledger_tui.domains.retail import proposals
     return Domain(
         toolkit="RetailTools",
         name="retail",

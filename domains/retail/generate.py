@@ -1,4 +1,4 @@
-"""Seeded generator of the retail database (`python -m domains.retail.generate` rewrites db.json).
+"""Seeded generator of the retail database (`python -m ledger_tui.domains.retail.generate` rewrites db.json).
 
 The data is this project's own, sized like τ²-bench's retail store: 50 product types with many
 variants each, 500 customers and 1,000 orders spread over every order status. The output is the

@@ -18,7 +18,7 @@ CLOCK = "2025-02-25"
 
 
 def build() -> Domain:
-    from domains.telecom import proposals
+    from ledger_tui.domains.telecom import proposals
     return Domain(
         toolkit="TelecomTools",
         user_toolkit="TelecomUserTools",

@@ -1,4 +1,4 @@
-"""Seeded generator of the telecom databases: `python -m domains.telecom.generate` rewrites
+"""Seeded generator of the telecom databases: `python -m ledger_tui.domains.telecom.generate` rewrites
 `db.json` (the carrier's records) and `user_db.json` (the phone used by free play and scripts).
 
 The shape and size follow τ²-bench's telecom data (plans, customers, lines, bills, devices) so the

@@ -9,12 +9,12 @@ from ledger_tui.engine.domain import Domain
 
 
 def build() -> Domain:
-    from domains.telehealth import proposals
-    from domains.telehealth import paths
-    from domains.telehealth.predicates import PREDICATES, STATEMENTS
-    from domains.telehealth.schema import KEYED, TelehealthDB
-    from domains.telehealth.slots import NOW
-    from domains.telehealth.tools import TOOLS
+    from ledger_tui.domains.telehealth import proposals
+    from ledger_tui.domains.telehealth import paths
+    from ledger_tui.domains.telehealth.predicates import PREDICATES, STATEMENTS
+    from ledger_tui.domains.telehealth.schema import KEYED, TelehealthDB
+    from ledger_tui.domains.telehealth.slots import NOW
+    from ledger_tui.domains.telehealth.tools import TOOLS
 
     return Domain(
         toolkit="TelehealthTools",

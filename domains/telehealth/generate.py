@@ -1,4 +1,4 @@
-"""Generate the telehealth database: `python -m domains.telehealth.generate [--seed N] [--out PATH]`.
+"""Generate the telehealth database: `python -m ledger_tui.domains.telehealth.generate [--seed N] [--out PATH]`.
 
 Seeded and deterministic: the same seed writes the same bytes. The catalogues below (conditions,
 medications, interactions, suppliers, device models) are written for this project; the generator
@@ -17,7 +17,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from domains.telehealth.slots import NOW, fmt, parse, slots_for
+from ledger_tui.domains.telehealth.slots import NOW, fmt, parse, slots_for
 
 SEED = 20250310
 HORIZON_START = dt.date(2025, 3, 10)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domains.telehealth.slots import CANCELLATION_WINDOW_HOURS, DURATIONS, NOW, hours_between, overlaps, parse, slots_for
-from domains.telehealth import proposals
+from ledger_tui.domains.telehealth.slots import CANCELLATION_WINDOW_HOURS, DURATIONS, NOW, hours_between, overlaps, parse, slots_for
+from ledger_tui.domains.telehealth import proposals
 from ledger_tui.engine import rules
 from ledger_tui.engine.domain import Statement, keyword_statement
 from ledger_tui.engine.events import Verdict

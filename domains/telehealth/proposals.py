@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from domains.telehealth.slots import normalise
+from ledger_tui.domains.telehealth.slots import normalise
 from ledger_tui.engine import rules
 from ledger_tui.engine.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from domains.telehealth import paths
-from domains.telehealth.schema import (
+from ledger_tui.domains.telehealth import paths
+from ledger_tui.domains.telehealth.schema import (
     Appointment,
     DrugInteraction,
     MedicalRecord,
@@ -28,7 +28,7 @@ from domains.telehealth.schema import (
     TelemetryDevice,
     TelemetryUpload,
 )
-from domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
+from ledger_tui.domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
 from ledger_tui.engine.cow import look
 from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError

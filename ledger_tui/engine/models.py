@@ -314,11 +314,9 @@ def _tls_context() -> Any:
     """One TLS context for every client, made as the SDK's HTTP library makes its default one
     (`httpx2` for openai 3, `httpx` before); True, each client making its own, if it cannot say."""
     if not _TLS:
-        try:
-            import httpx2 as http_library
-        except ImportError:
-            import httpx as http_library  # type: ignore[no-redef]
-        make = getattr(http_library, "create_ssl_context", None)
+        from ledger_tui.engine.transport import http_library
+
+        make = getattr(http_library(), "create_ssl_context", None)
         try:
             _TLS.append(make() if make is not None else True)
         except TypeError:  # an older signature

@@ -94,7 +94,7 @@ def load_script(path: Path | str) -> Script:
     field of the wrong shape."""
     path = Path(path)
     fix = "see the README's script format"
-    text = read_text(path, ScriptError, fix, missing=f"Script file {path} does not exist; check --script.")
+    text = read_text(path, ScriptError, fix, missing=f"Script file {path} does not exist; check --script, or name a shipped script (`ledger-tui examples` lists them).")
     data = parse_json(text, ScriptError, f"Script {path.name}", "fix the file")
     if not isinstance(data, dict) or "turns" not in data or "domain" not in data:
         raise ScriptError(f"Script {path.name} needs an object with \"domain\" and \"turns\"; {fix}.")

@@ -90,7 +90,7 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
         raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
     text = read_text(
         path, TrajectoryError, "pass a .jsonl trajectory written by ledger-tui",
-        missing=f"Trajectory file {path} does not exist; check the path (sessions live in sessions/).",
+        missing=f"Trajectory file {path} does not exist; check the path, or name a shipped session (`ledger-tui examples` lists them).",
     )
     events: list[Event] = []
     warnings: list[str] = []

@@ -17,16 +17,31 @@ dropped after 5 seconds (the default keep-alive expiry), or as soon as the serve
 
 Endpoints reached through a proxy (`HTTP(S)_PROXY`, `ALL_PROXY` and `NO_PROXY` in the
 environment) keep the HTTP library's own transport, which knows how to talk to proxies.
+
+It is built on whichever HTTP library the installed `openai` is built on (`httpx2` from openai 3,
+`httpx` before), so every release the project accepts gets it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import ssl
+from types import ModuleType
 from typing import Any
 
-import httpx2
+import openai
+
+
+def http_library() -> ModuleType:
+    """The HTTP library the installed `openai` SDK is built on: its default client is a subclass of
+    the library's `AsyncClient`."""
+    client = next(c for c in openai.DefaultAsyncHttpxClient.__mro__ if c.__name__ == "AsyncClient")
+    return importlib.import_module(client.__module__.partition(".")[0])
+
+
+http = http_library()
 
 KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection is kept (httpx's default)
 MAX_IDLE = 1000  # idle connections kept per server
@@ -68,12 +83,12 @@ class _Connection:
             self.writer.close()
 
 
-def _timeouts(request: httpx2.Request) -> tuple[float | None, float | None, float | None]:
+def _timeouts(request: http.Request) -> tuple[float | None, float | None, float | None]:
     t = request.extensions.get("timeout") or {}
     return t.get("connect"), t.get("read"), t.get("write")
 
 
-class FastTransport(httpx2.AsyncBaseTransport):
+class FastTransport(http.AsyncBaseTransport):
     """HTTP/1.1 keep-alive connections on asyncio streams, shared by every request of one event
     loop (see the module's text)."""
 
@@ -94,9 +109,9 @@ class FastTransport(httpx2.AsyncBaseTransport):
                     host, port, ssl=context, server_hostname=host if context else None, limit=HEAD_LIMIT
                 )
         except TimeoutError:
-            raise httpx2.ConnectTimeout(f"No connection to {host}:{port} within {timeout} s.") from None
+            raise http.ConnectTimeout(f"No connection to {host}:{port} within {timeout} s.") from None
         except (OSError, ssl.SSLError) as exc:
-            raise httpx2.ConnectError(str(exc) or type(exc).__name__) from exc
+            raise http.ConnectError(str(exc) or type(exc).__name__) from exc
         self.opened += 1
         return _Connection(reader, writer)
 
@@ -125,11 +140,11 @@ class FastTransport(httpx2.AsyncBaseTransport):
                 conn.close()
 
     # ------------------------------------------------------------------ one request
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+    async def handle_async_request(self, request: http.Request) -> http.Response:
         url = request.url
         scheme = url.scheme
         if scheme not in ("http", "https"):
-            raise httpx2.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme}://'.")
+            raise http.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme}://'.")
         host = url.host
         port = url.port or (443 if scheme == "https" else 80)
         key = (scheme, host, port)
@@ -156,9 +171,9 @@ class FastTransport(httpx2.AsyncBaseTransport):
                     async with asyncio.timeout(write_t):
                         await conn.writer.drain()
             except TimeoutError:
-                raise httpx2.WriteTimeout(f"The request was not sent within {write_t} s.") from None
+                raise http.WriteTimeout(f"The request was not sent within {write_t} s.") from None
             except OSError as exc:
-                raise httpx2.WriteError(str(exc) or type(exc).__name__) from exc
+                raise http.WriteError(str(exc) or type(exc).__name__) from exc
             status, reason, version, headers, close = await self._read_head(conn.reader, read_t)
             content, reusable = await self._read_body(conn.reader, request.method, status, headers, read_t)
             reusable = reusable and not close
@@ -167,10 +182,10 @@ class FastTransport(httpx2.AsyncBaseTransport):
                 self._release(key, conn)
             else:
                 conn.close()
-        return httpx2.Response(
+        return http.Response(
             status,
             headers=headers,
-            stream=httpx2.ByteStream(content),
+            stream=http.ByteStream(content),
             extensions={"http_version": version, "reason_phrase": reason},
         )
 
@@ -182,15 +197,15 @@ class FastTransport(httpx2.AsyncBaseTransport):
             async with asyncio.timeout(timeout):
                 return await call
         except TimeoutError:
-            raise httpx2.ReadTimeout(f"No reply within {timeout} s.") from None
+            raise http.ReadTimeout(f"No reply within {timeout} s.") from None
         except asyncio.IncompleteReadError as exc:
             if exc.partial or exc.expected is not None:
-                raise httpx2.RemoteProtocolError("The server closed the connection before the reply was complete.") from None
-            raise httpx2.RemoteProtocolError("Server disconnected without sending a response.") from None
+                raise http.RemoteProtocolError("The server closed the connection before the reply was complete.") from None
+            raise http.RemoteProtocolError("Server disconnected without sending a response.") from None
         except asyncio.LimitOverrunError:
-            raise httpx2.RemoteProtocolError("The reply's headers are too long.") from None
+            raise http.RemoteProtocolError("The reply's headers are too long.") from None
         except (OSError, ValueError) as exc:  # a reset connection; a damaged TLS stream
-            raise httpx2.ReadError(str(exc) or type(exc).__name__) from exc
+            raise http.ReadError(str(exc) or type(exc).__name__) from exc
 
     async def _read_head(
         self, reader: asyncio.StreamReader, timeout: float | None
@@ -203,9 +218,9 @@ class FastTransport(httpx2.AsyncBaseTransport):
             try:
                 status = int(code)
             except ValueError:
-                raise httpx2.RemoteProtocolError("The reply does not begin with an HTTP status line.") from None
+                raise http.RemoteProtocolError("The reply does not begin with an HTTP status line.") from None
             if not version.startswith(b"HTTP/1.") or not 100 <= status <= 999:
-                raise httpx2.RemoteProtocolError("The reply does not begin with an HTTP/1.x status line.")
+                raise http.RemoteProtocolError("The reply does not begin with an HTTP/1.x status line.")
             if 100 <= status < 200 and status != 101:
                 continue  # an interim reply (100 Continue, 103 Early Hints): the real one follows
             headers = []
@@ -213,7 +228,7 @@ class FastTransport(httpx2.AsyncBaseTransport):
             for line in lines[1:]:
                 name, sep, value = line.partition(b":")
                 if not sep:
-                    raise httpx2.RemoteProtocolError("The reply has a malformed header line.")
+                    raise http.RemoteProtocolError("The reply has a malformed header line.")
                 name, value = name.strip(), value.strip()
                 if name.lower() == b"connection":
                     tokens = value.lower()
@@ -237,9 +252,9 @@ class FastTransport(httpx2.AsyncBaseTransport):
                 try:
                     length = int(value)
                 except ValueError:
-                    raise httpx2.RemoteProtocolError("The reply has an invalid Content-Length.") from None
+                    raise http.RemoteProtocolError("The reply has an invalid Content-Length.") from None
                 if length < 0:
-                    raise httpx2.RemoteProtocolError("The reply has an invalid Content-Length.")
+                    raise http.RemoteProtocolError("The reply has an invalid Content-Length.")
         if chunked:
             return await self._read_chunked(reader, timeout), True
         if length is not None:
@@ -250,7 +265,7 @@ class FastTransport(httpx2.AsyncBaseTransport):
             while left:
                 part = await self._read(reader.read(min(left, READ_SIZE)), timeout)
                 if not part:
-                    raise httpx2.RemoteProtocolError("The server closed the connection before the reply was complete.")
+                    raise http.RemoteProtocolError("The server closed the connection before the reply was complete.")
                 parts.append(part)
                 left -= len(part)
             return b"".join(parts), True
@@ -268,7 +283,7 @@ class FastTransport(httpx2.AsyncBaseTransport):
             try:
                 size = int(line.split(b";", 1)[0].strip(), 16)
             except ValueError:
-                raise httpx2.RemoteProtocolError("The reply has a malformed chunk size.") from None
+                raise http.RemoteProtocolError("The reply has a malformed chunk size.") from None
             if size == 0:
                 while (await self._read(reader.readuntil(b"\r\n"), timeout)) != b"\r\n":
                     pass  # trailers
@@ -277,7 +292,7 @@ class FastTransport(httpx2.AsyncBaseTransport):
             parts.append(chunk[:-2])
 
 
-class LeanClient(httpx2.AsyncClient):
+class LeanClient(http.AsyncClient):
     """The HTTP client handed to `openai.AsyncOpenAI`, on a `FastTransport`: the same requests as
     the library's own client, built and sent with less work per call. The URL of each path is
     parsed once, the client's default headers are merged in one pass, and a request without auth,
@@ -287,7 +302,7 @@ class LeanClient(httpx2.AsyncClient):
     def __init__(self, transport: FastTransport, **kwargs: Any) -> None:
         super().__init__(transport=transport, **kwargs)
         self._fast = transport
-        self._urls: dict[str, httpx2.URL] = {}
+        self._urls: dict[str, http.URL] = {}
 
     def build_request(  # type: ignore[override]
         self,
@@ -301,13 +316,13 @@ class LeanClient(httpx2.AsyncClient):
         params: Any = None,
         headers: Any = None,
         cookies: Any = None,
-        timeout: Any = httpx2.USE_CLIENT_DEFAULT,
+        timeout: Any = http.USE_CLIENT_DEFAULT,
         extensions: Any = None,
-    ) -> httpx2.Request:
+    ) -> http.Request:
         plain = (
             isinstance(url, str) and data is None and files is None and json is None and not params and not cookies
             and not self.cookies and not self.params and isinstance(headers, list) and extensions is None
-            and not isinstance(timeout, httpx2._client.UseClientDefault)
+            and not isinstance(timeout, http._client.UseClientDefault)
         )
         if not plain:
             return super().build_request(
@@ -322,21 +337,21 @@ class LeanClient(httpx2.AsyncClient):
         # the client's defaults, less those the call sets, then the call's (as Headers.update does)
         given = {k.lower() for k, _ in headers}
         pairs = [(k, v) for k, v in self.headers.multi_items() if k not in given] + headers
-        return httpx2.Request(
+        return http.Request(
             method, merged, content=content, headers=pairs,
-            extensions={"timeout": httpx2.Timeout(timeout).as_dict()},
+            extensions={"timeout": http.Timeout(timeout).as_dict()},
         )
 
     async def send(  # type: ignore[override]
         self,
-        request: httpx2.Request,
+        request: http.Request,
         *,
         stream: bool = False,
-        auth: Any = httpx2.USE_CLIENT_DEFAULT,
-        follow_redirects: Any = httpx2.USE_CLIENT_DEFAULT,
-    ) -> httpx2.Response:
+        auth: Any = http.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = http.USE_CLIENT_DEFAULT,
+    ) -> http.Response:
         if (
-            self.is_closed or self._auth is not None or not isinstance(auth, httpx2._client.UseClientDefault)
+            self.is_closed or self._auth is not None or not isinstance(auth, http._client.UseClientDefault)
             or self._event_hooks["request"] or self._event_hooks["response"] or self._mounts
         ):
             return await super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
@@ -357,7 +372,7 @@ class LeanClient(httpx2.AsyncClient):
         if "set-cookie" in response.headers:  # kept and sent back, as the library does
             self.cookies.extract_cookies(response)
         if response.has_redirect_location:
-            follow = self.follow_redirects if isinstance(follow_redirects, httpx2._client.UseClientDefault) else follow_redirects
+            follow = self.follow_redirects if isinstance(follow_redirects, http._client.UseClientDefault) else follow_redirects
             if follow:
                 return await super().send(
                     self._build_redirect_request(request, response), stream=stream, auth=auth, follow_redirects=True

@@ -604,7 +604,7 @@ class _Tasks:
 
 def _domain(name: str, cache: dict[str, Domain | None], warnings: list[str]) -> Domain | None:
     if name not in cache:
-        from domains import load_domain
+        from ledger_tui.domains import load_domain
 
         try:
             cache[name] = load_domain(name)

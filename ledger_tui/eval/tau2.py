@@ -111,7 +111,7 @@ def tau2_domain(
     the tasks of `task_file` (default tasks.json; telecom also has tasks_full.json and
     tasks_small.json), restricted to `split` of the task file's split file as τ²-bench does
     (`split_tasks.json` for tasks.json, `split_<stem>.json` for another file)."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
 
     domain = load_domain(name)
     if folder is None:
@@ -341,7 +341,7 @@ def import_tau2(path: Path, out: Path, force: bool = False) -> Imported:
     File names come from the task id, trial and simulation id, made safe and unique
     (`ledger_tui.eval.outputs`), and never lead out of `out`. A folder that holds another results
     file's runs is refused unless `force` (see `_prepare_folder`)."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.eval.outputs import file_part, inside
 
     results = read_results(path)

@@ -99,7 +99,7 @@ def domain_for(name: str | None) -> tuple[Domain | None, str]:
     if not name:
         return None, "the trajectory does not name its domain"
     try:
-        from domains import load_domain
+        from ledger_tui.domains import load_domain
 
         return load_domain(name), ""
     except LedgerTuiError as exc:

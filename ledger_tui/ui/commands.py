@@ -17,19 +17,20 @@ from textual.content import Content
 
 from ledger_tui.engine.events import Verdict
 from ledger_tui.engine.outside import shown
+from ledger_tui.examples import runs_home, sessions_folder
 from ledger_tui.ui.run_index import SORT_HELP, SORTS
 
-SESSION_DIRS = (Path("sessions"), Path("."))
 MAX_FILES = 200
 
 
 def session_files() -> list[Path]:
-    """Trajectories under sessions/ (and the working directory), newest first."""
+    """Trajectories in the runs folder, the shipped sessions and the working directory, newest first."""
     found: dict[Path, float] = {}
-    for root in SESSION_DIRS:
+    runs = runs_home()
+    for root in (runs, sessions_folder(), Path(".")):
         if not root.is_dir():
             continue
-        pattern = "*.jsonl" if root == Path(".") else "**/*.jsonl"
+        pattern = "**/*.jsonl" if root == runs else "*.jsonl"
         for path in root.glob(pattern):
             try:
                 found[path] = path.stat().st_mtime

@@ -102,7 +102,7 @@ def _task(domain: Any, task_id: str | None) -> Any:
 
 
 def fresh_env(domain_name: str, task: str | None = None) -> Any:
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.gold import fresh_environment
 
     domain = load_domain(domain_name)
@@ -111,7 +111,7 @@ def fresh_env(domain_name: str, task: str | None = None) -> Any:
 
 async def play_case(domain_name: str, turns: list[dict[str, Any]], *, task: str | None = None, mode: str = "full") -> Session:
     """Play `turns` through a real Session (timestamps off) and return it, ended."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
 
     domain = load_domain(domain_name)
     script = Script.model_validate({"domain": domain_name, "turns": turns})  # validates every item

@@ -100,7 +100,7 @@ def test_case_file(case_id: str) -> None:
     assert case["domain"] == domain, f"{case_id}: domain {case['domain']!r} is not its folder's"
     assert case["category"] in CATEGORIES, f"{case_id}: unknown category {case['category']!r}"
     assert case["category"] not in NOT_APPLICABLE.get(domain, set()), f"{case_id}: category does not apply to {domain}"
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
 
     d = load_domain(domain)
     assert f"[{case['policy']}]" in d.policy, f"{case_id}: policy clause [{case['policy']}] is not in {domain}'s policy.md"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,8 +100,8 @@ def test_run_prints_a_hostile_script_and_its_errors_as_text(tmp_path):
     (tmp_path / name).write_text(json.dumps(script), encoding="utf-8")
     output = run(tmp_path, "run", "--script", name, "--out", "s.jsonl", writes=("s.jsonl",))
     assert "session   s.jsonl" in output and "calls     1 read, 0 writes" in output
-    default = run(tmp_path, "run", "--script", name, writes=("sessions",))
-    assert "session   sessions/runs/airline-" in default
+    default = run(tmp_path, "run", "--script", name, writes=())  # not a checkout: the user's data folder
+    assert f"session   {os.environ['XDG_DATA_HOME']}/ledger-tui/runs/airline-" in default
     (tmp_path / "task.json").write_text(json.dumps({**script, "task": HOSTILE_ID}), encoding="utf-8")
     error = run(tmp_path, "run", "--script", "task.json", "--out", "t.jsonl", ok=(2,))
     assert error.startswith(f"error: Script task.json names task '{ID_HEAD}")

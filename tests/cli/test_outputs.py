@@ -84,13 +84,14 @@ def test_default_names_are_unique_even_in_the_same_second(tmp_path: Path):
 def test_two_runs_started_together_write_two_sessions(tmp_path: Path):
     starts = [
         subprocess.Popen([sys.executable, "-m", "ledger_tui", "run", "--script", str(SCRIPT)], cwd=tmp_path,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")})
         for _ in range(3)
     ]
     for p in starts:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
-    written = sorted((tmp_path / "sessions" / "runs").iterdir())
+    written = sorted((tmp_path / "data" / "ledger-tui" / "runs").iterdir())
     assert len(written) == 3, written
     assert all(len(p.read_text(encoding="utf-8").splitlines()) > 3 for p in written)
 

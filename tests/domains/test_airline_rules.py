@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
-from domains.airline.generate import generate
-from domains.airline.predicates import PREDICATES
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.airline.generate import generate
+from ledger_tui.domains.airline.predicates import PREDICATES
 from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import GateDecision, Verdict
 from ledger_tui.testing import Probe
@@ -261,7 +261,7 @@ def test_booking_payment_must_be_saved_within_limits_and_add_up():
 def test_booking_with_two_certificates_is_revised():
     uid = PLANTED["book_certificate"]["user_id"]
     p = Probe(DOMAIN)
-    from domains.airline.schema import Certificate
+    from ledger_tui.domains.airline.schema import Certificate
 
     methods = p.env.db.users[uid].payment_methods
     methods["certificate_1111111"] = Certificate(source="certificate", id="certificate_1111111", amount=100.0)
@@ -326,7 +326,7 @@ def test_changes_are_paid_by_a_saved_card_or_a_gift_card_that_covers_them():
     p, uid, rid = scenario("upgrade_business", "upgrade please")
     search_segments(p, rid)
     up = dict(reservation_id=rid, cabin="business", flights=seg_args(p, rid))
-    from domains.airline.schema import Certificate, GiftCard
+    from ledger_tui.domains.airline.schema import Certificate, GiftCard
 
     methods = p.env.db.users[uid].payment_methods
     methods["certificate_7777777"] = Certificate(source="certificate", id="certificate_7777777", amount=5000.0)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import Refusal
 from ledger_tui.engine.script import load_script
 from ledger_tui.testing import decisions as gate_decisions

@@ -12,7 +12,7 @@ from functools import cache
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.gold import run_gold
 from ledger_tui.engine.tasks import load_tasks
 

@@ -9,8 +9,8 @@ import warnings
 
 import pytest
 
-from domains import load_domain
-from domains.airline.generate import HERE, generate
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.airline.generate import HERE, generate
 from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import DatabaseError

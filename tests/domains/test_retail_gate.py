@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import Verdict
 from ledger_tui.testing import Probe
 

@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.gold import run_gold
 from ledger_tui.engine.tasks import load_tasks
 

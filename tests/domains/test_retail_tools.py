@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from domains import load_domain
-from domains.retail import generate
-from domains.retail.schema import GiftCard
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.retail import generate
+from ledger_tui.domains.retail.schema import GiftCard
 from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import DatabaseError

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
-from domains.telecom import device
-from domains.telecom.schema import TelecomUserDB
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom import device
+from ledger_tui.domains.telecom.schema import TelecomUserDB
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.serialize import digest

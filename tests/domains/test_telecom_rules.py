@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
-from domains.telecom.predicates import PREDICATES
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom.predicates import PREDICATES
 from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import guarded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, Refusal, ToolResult
 from ledger_tui.testing import play_script
 

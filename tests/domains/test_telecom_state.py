@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from domains import load_domain
-from domains.telecom import generate, state as telecom_state
-from domains.telecom.schema import TelecomDB, TelecomUserDB
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom import generate, state as telecom_state
+from ledger_tui.domains.telecom.schema import TelecomDB, TelecomUserDB
 from ledger_tui.engine.errors import DatabaseError, TaskError
 from ledger_tui.engine.serialize import digest
 

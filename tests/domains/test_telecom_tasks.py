@@ -11,8 +11,8 @@ import asyncio
 
 import pytest
 
-from domains import load_domain
-from domains.telecom import state as telecom_state
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom import state as telecom_state
 from ledger_tui.engine.gold import fresh_environment, run_gold
 from ledger_tui.engine.tasks import load_tasks
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
-from domains.telecom import state as telecom_state
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom import state as telecom_state
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import Task

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from domains import load_domain
-from domains.telecom import tools
-from domains.telecom.paths import identifies_unique_customer
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telecom import tools
+from ledger_tui.domains.telecom.paths import identifies_unique_customer
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
 

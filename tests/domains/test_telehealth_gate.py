@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
-from domains.telehealth.predicates import PREDICATES, clinical_change
-from domains.telehealth.slots import NOW, hours_between, overlaps, slots_for
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telehealth.predicates import PREDICATES, clinical_change
+from ledger_tui.domains.telehealth.slots import NOW, hours_between, overlaps, slots_for
 from ledger_tui.engine.events import Verdict
 from ledger_tui.testing import Probe
 
@@ -392,7 +392,7 @@ def test_cancellation_exactly_24_hours_ahead_is_allowed():
 
 
 def flagged_meds(pid: str) -> set[str]:
-    from domains.telehealth.tools import PatientArgs, check_drug_interactions
+    from ledger_tui.domains.telehealth.tools import PatientArgs, check_drug_interactions
 
     return {
         m for i in check_drug_interactions(DB, PatientArgs(patient_id=pid)) if i.flagged
@@ -436,7 +436,7 @@ def test_a_flagged_interaction_blocks_a_supplier_change():
 
 
 def test_an_unflagged_interaction_does_not_block_a_supplier_change():
-    from domains.telehealth.tools import PatientArgs, check_drug_interactions
+    from ledger_tui.domains.telehealth.tools import PatientArgs, check_drug_interactions
 
     rx = next(
         r for r in DB.prescriptions.values()

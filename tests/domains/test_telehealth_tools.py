@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from domains import load_domain
-from domains.telehealth import generate
-from domains.telehealth.predicates import PREDICATES
-from domains.telehealth.slots import NOW, hours_between, slots_for
+from ledger_tui.domains import load_domain
+from ledger_tui.domains.telehealth import generate
+from ledger_tui.domains.telehealth.predicates import PREDICATES
+from ledger_tui.domains.telehealth.slots import NOW, hours_between, slots_for
 from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment

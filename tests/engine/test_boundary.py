@@ -10,7 +10,7 @@ def test_engine_and_domains_import_without_textual_or_rich():
 import json, sys
 import ledger_tui.engine.session, ledger_tui.engine.gold, ledger_tui.engine.script, ledger_tui.engine.models
 import ledger_tui.engine.store, ledger_tui.engine.fold, ledger_tui.testing, ledger_tui.explain
-import domains
+import ledger_tui.domains as domains
 for name in domains.available():
     domains.load_domain(name)
 print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))

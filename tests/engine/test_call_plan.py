@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from domains import available, load_domain
+from ledger_tui.domains import available, load_domain
 from ledger_tui.engine.environment import CallPlan, Environment, _Records, validated
 from ledger_tui.engine.events import ToolCall
 

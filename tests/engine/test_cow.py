@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.gold import run_gold

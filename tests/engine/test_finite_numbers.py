@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, Refusal, ToolCall, ToolResult, Verdict
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ScriptedModel

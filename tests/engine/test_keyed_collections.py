@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.domain import check_keys
 from ledger_tui.engine.errors import DatabaseError
 from tests.cli.test_cli import cli, one_sentence_error

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine import cow
 from ledger_tui.engine.cow import CowRecords, SharedRecordChanged
 from ledger_tui.engine.environment import Environment
@@ -159,7 +159,7 @@ def test_no_write_changes_the_shared_database(name: str, monkeypatch: pytest.Mon
 def test_telecom_writes_and_phone_actions_leave_new_sessions_as_shipped() -> None:
     """Telecom sessions validate their own copy from the parsed files; no call, of the agent or on
     the customer's phone, may change those or anything a new session starts from."""
-    from domains.telecom import state
+    from ledger_tui.domains.telecom import state
 
     domain = load_domain("telecom")
     first = Environment(domain)

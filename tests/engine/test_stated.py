@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 
 AIRLINE = load_domain("airline")
 RETAIL = load_domain("retail")

@@ -79,7 +79,7 @@ class Conversation:
 def _task(domain_name: str, task_id: str | None) -> Any:
     if task_id is None:
         return None
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.tasks import by_name, load_tasks
 
     domain = load_domain(domain_name)
@@ -87,7 +87,7 @@ def _task(domain_name: str, task_id: str | None) -> Any:
 
 
 def fresh_env(domain_name: str, task_id: str | None) -> Any:
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.gold import fresh_environment
 
     return fresh_environment(load_domain(domain_name), _task(domain_name, task_id))
@@ -96,7 +96,7 @@ def fresh_env(domain_name: str, task_id: str | None) -> Any:
 def sources() -> list[tuple[str, str, Any]]:
     """Every conversation source, as (kind, domain, what): kind "gold" (what = task id),
     "adversarial" (what = (case path, "forbidden" | "twin")) or "script" (what = script path)."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.tasks import load_tasks
     from tests.adversarial.runner import case_files, load_case
 
@@ -123,7 +123,7 @@ def source_label(kind: str, domain_name: str, what: Any) -> str:
 
 
 async def play(kind: str, domain_name: str, what: Any) -> Conversation:
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
 
     label = source_label(kind, domain_name, what)
     if kind == "gold":
@@ -246,7 +246,7 @@ def replayed_env(conv: Conversation, seq: int) -> Any:
 
 def check_conversation(conv: Conversation) -> list[Check]:
     """Replay every suggested read of every needs-a-read predicate of one conversation."""
-    from domains import load_domain
+    from ledger_tui.domains import load_domain
     from ledger_tui.engine.events import SessionEnded
     from ledger_tui.engine.fold import fold
 

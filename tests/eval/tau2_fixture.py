@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
 

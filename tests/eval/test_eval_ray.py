@@ -21,7 +21,7 @@ import pytest
 import ray
 
 from benchmarks.eval import responder_for
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import load_tasks

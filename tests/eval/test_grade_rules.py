@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import AssistantMessage, ToolCall, ToolCallProposed
 from ledger_tui.engine.gold import fresh_environment, gold_digests
 from ledger_tui.engine.tasks import Action, Task, load_tasks

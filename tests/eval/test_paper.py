@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.cli import app
 from ledger_tui.engine.tasks import load_tasks
 from ledger_tui.eval import paper

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import Verdict
 from ledger_tui.eval.report import (
     EXTRA_WRITE,

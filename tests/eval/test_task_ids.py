@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from domains import available, load_domain
+from ledger_tui.domains import available, load_domain
 from ledger_tui.cli import app
 from ledger_tui.engine.tasks import load_tasks
 
@@ -45,7 +45,8 @@ def test_a_former_id_selects_the_task_and_a_resume_recorded_under_it_is_not_redo
 
 def test_run_task_takes_a_former_id_and_names_the_file_with_the_domain_once(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # not a checkout: runs go to the data folder
     printed = invoke("run", "--domain", "telehealth", "--task", "telehealth_001", "--agent", "gold")
     assert "telehealth telehealth_01_book_cardiology_visit_open_slot" in printed
-    [written] = list((tmp_path / "sessions" / "runs").glob("*.jsonl"))
+    [written] = list((tmp_path / "data" / "ledger-tui" / "runs").glob("*.jsonl"))
     assert written.name.startswith("telehealth-01_book_cardiology_visit_open_slot-gold")

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, ToolCallProposed, ToolResult
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.eval.tau2 import audit, import_tau2

@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import ToolCall
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.models import ModelTurn, ScriptedModel

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, ToolCallProposed
 from ledger_tui.engine.ledger import EMPTY, absorb
 from ledger_tui.engine.session import Session

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select
 
-from domains import load_domain
+from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided
 from ledger_tui.eval.runner import EvalConfig, run_eval
 from ledger_tui.eval.tau2 import import_tau2, tau2_domain
