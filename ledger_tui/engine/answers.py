@@ -34,38 +34,45 @@ YES = lx.phrases(
     "go on|that is what i want|please go ahead|no problem|not a problem|no worries|by all means|"
     "that is good|good|is perfect|is fine|is good|that is ok|that is okay|it is ok|it is fine|i accept|accepted|"
     "approved|i approve|very good|wonderful|excellent|yes indeed|you bet|go right ahead|carry on|"
-    "sounds perfect|perfect thanks|that is perfect",
+    "sounds perfect|perfect thanks|that is perfect|aye|yes sir|confirm it|do so|do that|you can proceed|"
+    "you may proceed|you can go ahead|you may go ahead|feel free|is ok|that is alright|fine by me",
     # fr
     "oui|ouais|ouaip|ouep|d accord|dac|bien sur|volontiers|allez-y|allez y|vas-y|vas y|je confirme|confirme|"
     "c est correct|c est exact|exact|exactement|parfait|tout a fait|absolument|faites-le|faites le|"
     "procedez|veuillez proceder|c est bon|ca marche|entendu|certainement|avec plaisir|c est parfait|tres bien|"
     "je valide|valide|bien|ca me va|je veux bien|c est ca|effectivement|je suis d accord|pas de probleme|"
     "sans probleme|pas de souci|pas de soucis|aucun probleme|aucun souci|j accepte|c est beau|ok c est beau|"
-    "ca me convient|impeccable|nickel|super|go",
+    "ca me convient|impeccable|nickel|super|go|c est ok|pas de trouble|vous pouvez proceder|vous pouvez y aller|"
+    "tu peux y aller|allez-y donc|fais-le|faites|proceder|continuez|vous pouvez continuer",
     # es
     "si|claro|vale|de acuerdo|adelante|confirmo|correcto|exacto|perfecto|por supuesto|hagalo|hazlo|"
     "proceda|procede|esta bien|dale|claro que si|desde luego|sin duda|listo|me parece bien|muy bien|bien|"
     "estoy de acuerdo|lo confirmo|sin problema|no hay problema|ningun problema|sin drama|acepto|genial|"
     "puede hacerlo|puede proceder|okey|sale|orale|va|de una|venga|me viene bien|esta perfecto|perfecto entonces|"
-    "buenisimo|joya",
+    "buenisimo|joya|sip|simon|confirmado|confirmada|andale|andale pues|esta ok|puede confirmar|haz|haga|hagan|"
+    "hagalo nomas|dale nomas|puede seguir|puede continuar|adelante nomas|de acuerdo entonces",
     # de
     "ja|jawohl|jo|jup|jep|genau|einverstanden|ich bestatige|bestatige|bestatigt|richtig|korrekt|stimmt|gerne|gern|"
     "naturlich|sicher|klar|na klar|machen sie|machen sie das|machen sie es|mach das|mach ruhig|mach mal|"
     "passt|passt scho|das passt|das passt mir|passt mir|in ordnung|auf jeden fall|selbstverstandlich|alles klar|gut|"
     "sehr gut|geht klar|ja genau|das ist richtig|das stimmt|ja gerne|ich bin einverstanden|tun sie das|"
     "fuhren sie es durch|bitte sehr|prima|super|perfekt|ist perfekt|kein problem|gar kein problem|kein thema|"
-    "akzeptiert|ich akzeptiere|okay|nur zu|bitte fortfahren|fortfahren|fahren sie fort|jo eh|eh passt",
+    "akzeptiert|ich akzeptiere|okay|nur zu|bitte fortfahren|fortfahren|fahren sie fort|jo eh|eh passt|logo|"
+    "mach|mach ma|mach es|machen|sie konnen fortfahren|konnen sie machen|ist ok|passt so|bestens",
     # it
     "si|certo|va bene|d accordo|daccordo|confermo|procedi|proceda|procedete|esatto|corretto|perfetto|e perfetto|"
     "assolutamente|certamente|vai|vai pure|fallo|fallo pure|lo faccia|faccia pure|volentieri|benissimo|"
     "senz altro|ottimo|va benissimo|mi va bene|mi sta bene|certo che si|lo confermo|sono d accordo|giusto|"
-    "proceda pure|procedete pure|andate pure|nessun problema|non c e problema|accetto|bene|prego|daje|va ben",
+    "proceda pure|procedete pure|andate pure|nessun problema|non c e problema|accetto|bene|prego|daje|va ben|"
+    "fai|fate|fai pure|fate pure|puo procedere|puoi procedere|potete procedere|ci mancherebbe|e ok|dai|"
+    "confermato|confermata|vai tranquillo",
     # pt
     "sim|claro|pode|pode sim|confirmo|correto|certo|exato|exatamente|perfeito|esta perfeito|com certeza|"
     "tudo bem|esta bem|ta bem|ta bom|esta bom|va em frente|prossiga|pode prosseguir|faca favor de prosseguir|"
     "faca|faca isso|pode fazer|isso mesmo|combinado|fechado|fechou|pode ser|concordo|estou de acordo|de acordo|"
     "sem problema|nao tem problema|nao ha problema|nao ha problema nenhum|problema nenhum|aceito|pode continuar|"
-    "otimo|esta otimo|beleza|bom|pode seguir|pode ir|pode avancar|manda ver|bora|show",
+    "otimo|esta otimo|beleza|bom|pode seguir|pode ir|pode avancar|manda ver|mandar ver|pode mandar ver|bora|show|"
+    "pode confirmar|confirmado|confirmada|ta ok|esta ok|uhum|s|sim senhor|sim senhora|facam|pode mandar",
 )
 
 # Sarcastic agreement: a reply with one of these is never a plain yes.
@@ -136,7 +143,17 @@ FILLER = lx.phrases(
     "sulla|sul|alla|alle|al|con|di|del|della|ciao|pure|e|ue",
     # pt
     "entao|pois|agora|isso|tudo|ambos|ambas|as duas|os dois|o|a|os|as|meu|minha|com|de|do|da|em|para|"
-    "ola|oi|e|ai|mim|para mim",
+    "ola|oi|e|ai|mim|para mim|por",
+    # it: articles joined to prepositions
+    "dell|dello|della|degli|delle|nell|nella|sull|all|col|coi|dal|dalla|dai",
+    # addressing the agent, easing words
+    "mate|buddy|dude|senhor|senhora|senor|senora|signore|signora|monsieur|madame|tranquillo|tranquilo|"
+    "tranqui|nomas|so|asi|cosi|assim|bitte so",
+    # how a card's value is referred to ("the Visa ending in 9431")
+    "ending|ending in|ends in|ending with|qui finit par|qui se termine par|terminada en|que termina en|"
+    "terminada|terminado|che finisce con|che termina con|finale|final|endet auf|endend auf",
+    # what is added (the card shows how many)
+    "zusatzlich*|additional|extra|supplementaire*|adicional*|aggiuntiv*",
     # titles before a name the card shows
     "dr|dra|dre|doctor|docteur|doctora|doktor|dott|dott.ssa|dottssa|dottoressa|doutor|doutora|mr|mrs|ms|"
     "herr|frau|sr|sra|m|mme|uber|via",
@@ -154,6 +171,7 @@ NOUNS = lx.phrases(
     "cancelacion|tarjeta de regalo|tarjeta|receta|direccion|pago",
     "buchung*|reservierung*|bestellung*|flug|fluge|termin|leitung|rechnung|koffer|gepack|daten|roaming|"
     "erstattung|rucksendung|stornierung|geschenkkarte|karte|rezept|adresse|zahlung",
+    "valija|valijas|gepackstuck*|koffer*|bagagli|reservas",
     "prenotazion*|ordine|ordini|volo|voli|appuntamento|linea|bolletta|valigia|valigie|bagaglio|dati|roaming|"
     "rimborso|reso|annullamento|gift card|carta regalo|carta|ricetta|indirizzo|pagamento",
     "reserva*|pedido*|encomenda*|voo|voos|consulta|linha|fatura|mala|malas|bagagem|dados|roaming|reembolso|"
@@ -167,6 +185,8 @@ MONEY_VERBS = lx.phrases(
 )
 
 
+# Portuguese "no"/"na" (in the) before these is no negation.
+_PT_AFTER_NO = lx.PT_AFTER_NO | frozenset("linha linhas conta reserva encomenda consulta cartao-presente fatura voo".split())
 _SINGLE_YES = frozenset(p for p in YES if len(p) == 1) | {("yes",), ("si",), ("sim",), ("ja",), ("oui",)}
 
 
@@ -201,7 +221,8 @@ VERBS: dict[str, tuple[lx.Phrase, ...]] = {
     "exchange": _verbs("exchang*|swap*|echang*|cambi*|umtausch*|tausch*|sostitu*|troc*|troqu*"),
     "resume": _verbs("resum*|reactiv*|reaktiv*|riattiv*|reativ*|turn it back on"),
     "suspend": _verbs("suspen*|sperr*|sospend*"),
-    "reschedule": _verbs("reschedul*|mov*|deplac*|report*|reprogram*|cambi*|verschieb*|verleg*|spost*|remarc*|remarqu*|reagend*"),
+    "reschedule": _verbs("reschedul*|mov*|deplac*|report*|reprogram*|cambi*|verschieb*|verleg*|spost*|remarc*|remarqu*|reagend*|mud*|"
+                         "pasala|pasalo|pasarla|pasenla|pasela"),
     "schedule": _verbs("schedul*|book*|reserv*|prend*|agend*|program*|vereinbar*|buch*|prenot*|fiss*|marc*"),
     "roaming_on": _verbs("turn it on|turn on|enabl*|switch it on|switch on|activ*|aktivier*|einschalt*|schalt*|attiv*|ativ*"),
     "roaming_off": _verbs("turn it off|turn off|disabl*|switch it off|desactiv*|deaktivier*|ausschalt*|disattiv*|desativ*"),
@@ -273,7 +294,7 @@ def _plain(toks: tuple[str, ...]) -> tuple[str, ...]:
         short = re.sub(r"([a-z])\1{1,}$", r"\1", tok) if len(tok) > 2 and tok.isalpha() else tok
         if short != tok and (short,) in _SINGLE_YES:
             tok = short
-        elif tok in ("no", "na", "nos", "nas") and i + 1 < len(toks) and toks[i + 1] in lx.PT_AFTER_NO:
+        elif tok in ("no", "na", "nos", "nas") and i + 1 < len(toks) and toks[i + 1] in _PT_AFTER_NO:
             tok = "a"
         out.append(tok)
     return tuple(out)
