@@ -180,8 +180,9 @@ NOUNS = lx.phrases(
 
 # Verbs of money on a card that shows a payment or a refund ("yes, charge my Visa ending 9431").
 MONEY_VERBS = lx.phrases(
-    "charge*|bill it|pay*|refund*|put it on|use*|debit*|rembours*|factur*|cobr*|reembols*|pag*|abbuch*|"
-    "erstatt*|bezahl*|belast*|addebit*|rimbors*|usa*|utilis*|use",
+    "charge|charge it|charge my|bill it|pay|pay it|pay with|paid|refund*|put it on|use|use it|use my|debit*|"
+    "rembours*|factur*|prelev*|cobr*|reembols*|pagar|pague|paguen|pagalo|abbuch*|erstatt*|bezahl*|belast*|"
+    "addebit*|rimbors*|paga|pagate|utilis*",
 )
 
 
@@ -215,7 +216,7 @@ VERBS: dict[str, tuple[lx.Phrase, ...]] = {
     "cancel": _verbs("cancel*|annul*|cancel*|storn*|cancell*|anul*"),
     "change": _verbs("change*|modif*|updat*|chang*|cambi*|ander*|aender*|mud*|alter*|aggiorn*|actualiz*|atualiz*|make the change"),
     "book": _verbs("book*|reserv*|buch*|prenot*"),
-    "bags": _verbs("add*|ajout*|agreg*|anad*|hinzufug*|fugen sie*|hinzu|dazubuch*|aggiung*|adicion*"),
+    "bags": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|fugen sie*|hinzu|dazubuch*|aggiung*|adicion*"),
     "return": _verbs("return*|send back|retourn*|renvoy*|devolv*|devuelv*|zurucksend*|zuruckgeb*|rucksend*|veranlass*|restitu*|rendere|proceed with the return"),
     "refund": _verbs("refund*|rembours*|reembols*|erstatt*|rimbors*"),
     "exchange": _verbs("exchang*|swap*|echang*|cambi*|umtausch*|tausch*|sostitu*|troc*|troqu*"),
@@ -226,15 +227,16 @@ VERBS: dict[str, tuple[lx.Phrase, ...]] = {
     "schedule": _verbs("schedul*|book*|reserv*|prend*|agend*|program*|vereinbar*|buch*|prenot*|fiss*|marc*"),
     "roaming_on": _verbs("turn it on|turn on|enabl*|switch it on|switch on|activ*|aktivier*|einschalt*|schalt*|attiv*|ativ*"),
     "roaming_off": _verbs("turn it off|turn off|disabl*|switch it off|desactiv*|deaktivier*|ausschalt*|disattiv*|desativ*"),
-    "refuel": _verbs("add*|ajout*|agreg*|anad*|hinzufug*|dazubuch*|aufbuch*|aggiung*|adicion*|recharg*"),
+    "refuel": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|dazubuch*|aufbuch*|aggiung*|adicion*|recharg*"),
     "passengers": _verbs("updat*|chang*|modif*|actualiz*|aktualis*|aggiorn*|atualiz*"),
     "payment_request": _verbs("send*|envoy*|envi*|send*|schick*|invi*"),
     "certificate": _verbs("send*|envoy*|envi*|schick*|invi*"),
-    "note": _verbs("add*|ajout*|agreg*|hinzufug*|aggiung*|adicion*"),
+    "note": _verbs("add|add it|ajout*|agreg*|hinzufug*|aggiung*|adicion*"),
     "supplier": _verbs("switch*|mov*|chang*|cambi*|wechsel*|trasfer*|troc*|mud*"),
     "address": _verbs("updat*|chang*|modif*|cambi*|ander*|mud*|alter*"),
     "payment": _verbs("chang*|switch*|modif*|cambi*|ander*|mud*|alter*"),
     "items": _verbs("chang*|swap*|modif*|cambi*|ander*|mud*"),
+    "renew": _verbs("renew*|extend*|renouvel*|prolong*|renov*|verlanger*|rinnov*|prorrog*"),
     "pay": MONEY_VERBS,
 }
 

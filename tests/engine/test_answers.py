@@ -38,6 +38,7 @@ def test_no_false_yes_and_nine_in_ten_plain_yeses_in_every_language(table):
         ("Yes, but not CAA302", "unclear"),
         ("Yes, cancel XY8842 instead", "unclear"),  # a record the card does not show
         ("Yes, refund it to my Mastercard", "unclear"),
+        ("Yes, refund it to my PayPal", "unclear"),  # a verb of money is not a wildcard for a method
         ("Yes. Actually no, wait.", "unclear"),  # a change of mind
         ("Yes if there is no fee", "unclear"),
         ("Yes? Is there a fee", "unclear"),
