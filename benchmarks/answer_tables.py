@@ -26,8 +26,12 @@ LANGS = ("en", "fr", "es", "de", "it", "pt")
 
 def card_words(card: dict) -> CardWords:
     """A card of cards.json as the session would give it to the reader: its families and values,
-    and the words of its lines (the text between the opening and the question)."""
-    return reply_words(card["families"], card["values"], card["text"].splitlines()[1:-1])
+    the words of its lines (the text between the opening and the question), and dates without a
+    year in the year of its domain's clock, as a session reads them."""
+    from ledger_tui.domains import load_domain
+
+    year = int(load_domain(card["domain"]).clock[:4])
+    return reply_words(card["families"], card["values"], card["text"].splitlines()[1:-1], year)
 
 
 @dataclass
@@ -44,10 +48,15 @@ class Figures:
 
 
 def measure(table: Path) -> Figures:
-    cards = {k: card_words(c) for k, c in json.loads((FOLDER / "cards.json").read_text()).items()}
+    from ledger_tui.domains import load_domain
+
+    cards = {
+        k: (card_words(c), int(load_domain(c["domain"]).clock[:4])) for k, c in json.loads((FOLDER / "cards.json").read_text()).items()
+    }
     figures = Figures()
     for row in json.loads(table.read_text(encoding="utf-8"))["replies"]:
-        reading = answer_reading(row["reply"], cards[row["card"]])
+        words, year = cards[row["card"]]
+        reading = answer_reading(row["reply"], words, year)
         lang = row["lang"]
         if row["expected"] == "yes":
             figures.yes[lang] += 1

@@ -35,7 +35,9 @@ YES = lx.phrases(
     "that is good|good|is perfect|is fine|is good|that is ok|that is okay|it is ok|it is fine|i accept|accepted|"
     "approved|i approve|very good|wonderful|excellent|yes indeed|you bet|go right ahead|carry on|"
     "sounds perfect|perfect thanks|that is perfect|aye|yes sir|confirm it|do so|do that|you can proceed|"
-    "you may proceed|you can go ahead|you may go ahead|feel free|is ok|that is alright|fine by me",
+    "you may proceed|you can go ahead|you may go ahead|feel free|is ok|that is alright|fine by me|is right|"
+    "are fine|are ok|righto|right o|sweet as|sounds about right|that is the one|works|done|deal|book it in|"
+    "stick it on",
     # fr
     "oui|ouais|ouaip|ouep|d accord|dac|bien sur|volontiers|allez-y|allez y|vas-y|vas y|je confirme|confirme|"
     "c est correct|c est exact|exact|exactement|parfait|tout a fait|absolument|faites-le|faites le|"
@@ -43,14 +45,16 @@ YES = lx.phrases(
     "je valide|valide|bien|ca me va|je veux bien|c est ca|effectivement|je suis d accord|pas de probleme|"
     "sans probleme|pas de souci|pas de soucis|aucun probleme|aucun souci|j accepte|c est beau|ok c est beau|"
     "ca me convient|impeccable|nickel|super|go|c est ok|pas de trouble|vous pouvez proceder|vous pouvez y aller|"
-    "tu peux y aller|allez-y donc|fais-le|faites|proceder|continuez|vous pouvez continuer",
+    "tu peux y aller|allez-y donc|fais-le|faites|proceder|continuez|vous pouvez continuer|carrement|banco|"
+    "certain|envoye|me convient|c est tres bien|tres bien|ca roule|marche",
     # es
     "si|claro|vale|de acuerdo|adelante|confirmo|correcto|exacto|perfecto|por supuesto|hagalo|hazlo|"
     "proceda|procede|esta bien|dale|claro que si|desde luego|sin duda|listo|me parece bien|muy bien|bien|"
     "estoy de acuerdo|lo confirmo|sin problema|no hay problema|ningun problema|sin drama|acepto|genial|"
     "puede hacerlo|puede proceder|okey|sale|orale|va|de una|venga|me viene bien|esta perfecto|perfecto entonces|"
     "buenisimo|joya|sip|simon|confirmado|confirmada|andale|andale pues|esta ok|puede confirmar|haz|haga|hagan|"
-    "hagalo nomas|dale nomas|puede seguir|puede continuar|adelante nomas|de acuerdo entonces",
+    "hagalo nomas|dale nomas|puede seguir|puede continuar|adelante nomas|de acuerdo entonces|hecho|obvio|"
+    "hagale|mandale|seguir|continuar|estan bien|me queda perfecto|me queda bien|esta bien asi",
     # de
     "ja|jawohl|jo|jup|jep|genau|einverstanden|ich bestatige|bestatige|bestatigt|richtig|korrekt|stimmt|gerne|gern|"
     "naturlich|sicher|klar|na klar|machen sie|machen sie das|machen sie es|mach das|mach ruhig|mach mal|"
@@ -58,21 +62,23 @@ YES = lx.phrases(
     "sehr gut|geht klar|ja genau|das ist richtig|das stimmt|ja gerne|ich bin einverstanden|tun sie das|"
     "fuhren sie es durch|bitte sehr|prima|super|perfekt|ist perfekt|kein problem|gar kein problem|kein thema|"
     "akzeptiert|ich akzeptiere|okay|nur zu|bitte fortfahren|fortfahren|fahren sie fort|jo eh|eh passt|logo|"
-    "mach|mach ma|mach es|machen|sie konnen fortfahren|konnen sie machen|ist ok|passt so|bestens",
+    "mach|mach ma|mach es|machen|sie konnen fortfahren|konnen sie machen|ist ok|passt so|bestens|sind ok|"
+    "sind in ordnung|ist gut|basst|basst scho|isch guet|guet|garn|gaern|so machen wir es|weitermachen",
     # it
     "si|certo|va bene|d accordo|daccordo|confermo|procedi|proceda|procedete|esatto|corretto|perfetto|e perfetto|"
     "assolutamente|certamente|vai|vai pure|fallo|fallo pure|lo faccia|faccia pure|volentieri|benissimo|"
     "senz altro|ottimo|va benissimo|mi va bene|mi sta bene|certo che si|lo confermo|sono d accordo|giusto|"
     "proceda pure|procedete pure|andate pure|nessun problema|non c e problema|accetto|bene|prego|daje|va ben|"
     "fai|fate|fai pure|fate pure|puo procedere|puoi procedere|potete procedere|ci mancherebbe|e ok|dai|"
-    "confermato|confermata|vai tranquillo",
+    "confermato|confermata|vai tranquillo|vanno bene|affare fatto|jamme|va bbuono|vai col liscio|proseguire",
     # pt
     "sim|claro|pode|pode sim|confirmo|correto|certo|exato|exatamente|perfeito|esta perfeito|com certeza|"
     "tudo bem|esta bem|ta bem|ta bom|esta bom|va em frente|prossiga|pode prosseguir|faca favor de prosseguir|"
     "faca|faca isso|pode fazer|isso mesmo|combinado|fechado|fechou|pode ser|concordo|estou de acordo|de acordo|"
     "sem problema|nao tem problema|nao ha problema|nao ha problema nenhum|problema nenhum|aceito|pode continuar|"
     "otimo|esta otimo|beleza|bom|pode seguir|pode ir|pode avancar|manda ver|mandar ver|pode mandar ver|bora|show|"
-    "pode confirmar|confirmado|confirmada|ta ok|esta ok|uhum|s|sim senhor|sim senhora|facam|pode mandar",
+    "pode confirmar|confirmado|confirmada|ta ok|esta ok|uhum|s|sim senhor|sim senhora|facam|pode mandar|"
+    "forca|ta otimo|estao bem|esta otimo|prosseguir",
 )
 
 # Sarcastic agreement: a reply with one of these is never a plain yes.
@@ -118,7 +124,10 @@ POLITE = lx.phrases(
     "por favor|porfa|porfavor|gracias|muchas gracias|mil gracias|"
     "bitte|danke|danke schon|danke sehr|vielen dank|merci vielmal|besten dank|"
     "per favore|per piacere|grazie|grazie mille|grazie infinite|"
-    "obrigado|obrigada|muito obrigado|muito obrigada|se faz favor|faz favor|por gentileza",
+    "obrigado|obrigada|muito obrigado|muito obrigada|se faz favor|faz favor|por gentileza|obg|vlw|"
+    "thank u|thanks u|xfa|porfis|grazie tante|merci hein|"
+    "kind regards|regards|best regards|best|cordialement|bien a vous|saludos|saludos cordiales|"
+    "mit freundlichen grussen|viele grusse|lg|distinti saluti|cordiali saluti|saluti|atenciosamente|abracos|cumprimentos",
 )
 
 # Words that carry nothing of their own in a short answer: greetings, interjections, pronouns for
@@ -152,6 +161,14 @@ FILLER = lx.phrases(
     # how a card's value is referred to ("the Visa ending in 9431")
     "ending|ending in|ends in|ending with|qui finit par|qui se termine par|terminada en|que termina en|"
     "terminada|terminado|che finisce con|che termina con|finale|final|endet auf|endend auf",
+    # formal openings, conjunctions between the card's values, units of its amounts, modal verbs
+    "hereby|i hereby|hiermit|par la presente|por la presente|con la presente|pela presente|"
+    "et|und|y|and|e|per|pra|pro|nach|dei|das|dos|fur|hein|"
+    "dollar|dollars|dolar|dolares|dollari|dollaro|usd|bucks|"
+    "you can|you may|vous pouvez|tu peux|puede|puedes|pueden|podeis|sie konnen|konnen sie|du kannst|"
+    "puo|puoi|potete|pode|podem|podes|gerne|"
+    # the day of a date the card shows ("on the 14th", "le 14", "dia 14")
+    "th|st|nd|rd|dia|le|el|am|um|at|a las|alle|as|del|de",
     # what is added (the card shows how many)
     "zusatzlich*|additional|extra|supplementaire*|adicional*|aggiuntiv*",
     # titles before a name the card shows
@@ -171,7 +188,8 @@ NOUNS = lx.phrases(
     "cancelacion|tarjeta de regalo|tarjeta|receta|direccion|pago",
     "buchung*|reservierung*|bestellung*|flug|fluge|termin|leitung|rechnung|koffer|gepack|daten|roaming|"
     "erstattung|rucksendung|stornierung|geschenkkarte|karte|rezept|adresse|zahlung",
-    "valija|valijas|gepackstuck*|koffer*|bagagli|reservas",
+    "valija|valijas|gepackstuck*|koffer*|bagagli|reservas|item|items|article|articles|articulo*|artikel|"
+    "articol*|artigo*|nummer|numero|linea|linha|itinerancia|storni*",
     "prenotazion*|ordine|ordini|volo|voli|appuntamento|linea|bolletta|valigia|valigie|bagaglio|dati|roaming|"
     "rimborso|reso|annullamento|gift card|carta regalo|carta|ricetta|indirizzo|pagamento",
     "reserva*|pedido*|encomenda*|voo|voos|consulta|linha|fatura|mala|malas|bagagem|dados|roaming|reembolso|"
@@ -182,7 +200,7 @@ NOUNS = lx.phrases(
 MONEY_VERBS = lx.phrases(
     "charge|charge it|charge my|bill it|pay|pay it|pay with|paid|refund*|put it on|use|use it|use my|debit*|"
     "rembours*|factur*|prelev*|cobr*|reembols*|pagar|pague|paguen|pagalo|abbuch*|erstatt*|bezahl*|belast*|"
-    "addebit*|rimbors*|paga|pagate|utilis*",
+    "addebit*|rimbors*|paga|pagate|utilis*|carg*|stick it on",
 )
 
 
@@ -217,17 +235,17 @@ VERBS: dict[str, tuple[lx.Phrase, ...]] = {
     "change": _verbs("change*|modif*|updat*|chang*|cambi*|ander*|aender*|mud*|alter*|aggiorn*|actualiz*|atualiz*|make the change"),
     "book": _verbs("book*|reserv*|buch*|prenot*"),
     "bags": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|fugen sie*|hinzu|dazubuch*|aggiung*|adicion*"),
-    "return": _verbs("return*|send back|retourn*|renvoy*|devolv*|devuelv*|zurucksend*|zuruckgeb*|rucksend*|veranlass*|restitu*|rendere|proceed with the return"),
+    "return": _verbs("return*|send back|retourn*|renvoy*|devolv*|devuelv*|zurucksend*|zuruckgeb*|zuruckschick*|rucksend*|veranlass*|restitu*|rendere|proceed with the return"),
     "refund": _verbs("refund*|rembours*|reembols*|erstatt*|rimbors*"),
     "exchange": _verbs("exchang*|swap*|echang*|cambi*|umtausch*|tausch*|sostitu*|troc*|troqu*"),
     "resume": _verbs("resum*|reactiv*|reaktiv*|riattiv*|reativ*|turn it back on"),
     "suspend": _verbs("suspen*|sperr*|sospend*"),
     "reschedule": _verbs("reschedul*|mov*|deplac*|report*|reprogram*|cambi*|verschieb*|verleg*|spost*|remarc*|remarqu*|reagend*|mud*|"
-                         "pasala|pasalo|pasarla|pasenla|pasela"),
+                         "pasala|pasalo|pasarla|pasenla|pasela|muev*|muov*"),
     "schedule": _verbs("schedul*|book*|reserv*|prend*|agend*|program*|vereinbar*|buch*|prenot*|fiss*|marc*"),
-    "roaming_on": _verbs("turn it on|turn on|enabl*|switch it on|switch on|activ*|aktivier*|einschalt*|schalt*|attiv*|ativ*"),
+    "roaming_on": _verbs("turn it on|turn on|enabl*|switch it on|switch on|activ*|aktivier*|einschalt*|schalt*|attiv*|ativ*|accend*|lig*"),
     "roaming_off": _verbs("turn it off|turn off|disabl*|switch it off|desactiv*|deaktivier*|ausschalt*|disattiv*|desativ*"),
-    "refuel": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|dazubuch*|aufbuch*|aggiung*|adicion*|recharg*"),
+    "refuel": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|dazubuch*|aufbuch*|aggiung*|adicion*|recharg*|coloc*|pon*"),
     "passengers": _verbs("updat*|chang*|modif*|actualiz*|aktualis*|aggiorn*|atualiz*"),
     "payment_request": _verbs("send*|envoy*|envi*|send*|schick*|invi*"),
     "certificate": _verbs("send*|envoy*|envi*|schick*|invi*"),
@@ -248,6 +266,7 @@ _NOT_VALUES = frozenset(
     "pas sin sauf seulement nicht ohne nur aber wenn senza solo ma se sem so mas".split()
 )
 _MONEY = frozenset("payment paid pay cost price refund charge charged amount".split())
+_ISO_DAY = re.compile(r"^\d{4}-\d\d-\d\d")
 
 
 def reply_words(families: Iterable[str], values: Iterable[object], texts: Iterable[str], year: int = 2024) -> CardWords:
@@ -258,7 +277,9 @@ def reply_words(families: Iterable[str], values: Iterable[object], texts: Iterab
     for text in texts:
         words.extend(tokens(text, year))
     money = ["pay"] if _MONEY & set(words) else []
-    return CardWords.of([*families, *money], [*values, *(w for w in words if w not in _NOT_VALUES)], year)
+    shown = [*values, *(w for w in words if w not in _NOT_VALUES)]
+    days = [str(int(w[8:10])) for w in words if _ISO_DAY.match(w)]  # "the 14th" of 2025-03-14
+    return CardWords.of([*families, *money], [*shown, *days], year)
 
 
 @dataclass(frozen=True)
@@ -288,11 +309,17 @@ def _cover(toks: tuple[str, ...], tables: dict[str, Iterable[lx.Phrase]]) -> tup
     return used, left
 
 
-def _plain(toks: tuple[str, ...]) -> tuple[str, ...]:
+def _plain(toks: tuple[str, ...], card: CardWords) -> tuple[str, ...]:
     """Chat spellings as their words: a letter held ("yesss", "siii", "simmm", "jaaa") is the word;
-    Portuguese "no"/"na" before a noun is "in the", not a no."""
-    out = []
+    Portuguese "no"/"na" before a noun is "in the", not a no; two of the card's values joined by a
+    hyphen ("JFK-LAX") are the two."""
+    out: list[str] = []
+    single = {p[0] for p in card.values if len(p) == 1}
     for i, tok in enumerate(toks):
+        parts = tok.split("-")
+        if len(parts) > 1 and (tok,) not in card.values and all(p in single for p in parts):
+            out.extend(parts)
+            continue
         short = re.sub(r"([a-z])\1{1,}$", r"\1", tok) if len(tok) > 2 and tok.isalpha() else tok
         if short != tok and (short,) in _SINGLE_YES:
             tok = short
@@ -316,7 +343,7 @@ def answer_reading(reply: str, card: CardWords = CardWords(), year: int = 2024) 
         return Reading("unclear", "no words")
     if lx.has(toks, DOUBT):
         return Reading("unclear", "sarcasm, not a plain yes")
-    toks = _plain(toks)
+    toks = _plain(toks, card)
     used, left = _cover(
         toks, {"yes": YES, "no": NO, "polite": POLITE, "filler": FILLER, "noun": NOUNS, "verb": card.verbs, "value": card.values}
     )
