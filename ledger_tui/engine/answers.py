@@ -63,7 +63,8 @@ YES = lx.phrases(
     "fuhren sie es durch|bitte sehr|prima|super|perfekt|ist perfekt|kein problem|gar kein problem|kein thema|"
     "akzeptiert|ich akzeptiere|okay|nur zu|bitte fortfahren|fortfahren|fahren sie fort|jo eh|eh passt|logo|"
     "mach|mach ma|mach es|machen|sie konnen fortfahren|konnen sie machen|ist ok|passt so|bestens|sind ok|"
-    "sind in ordnung|ist gut|basst|basst scho|isch guet|guet|garn|gaern|so machen wir es|weitermachen",
+    "sind in ordnung|ist gut|basst|basst scho|isch guet|guet|garn|gaern|so machen wir es|weitermachen|"
+    "bestatige ich|bestatigen sie|so machen wir s|machen wir s|machen wir das|machen wir es",
     # it
     "si|certo|va bene|d accordo|daccordo|confermo|procedi|proceda|procedete|esatto|corretto|perfetto|e perfetto|"
     "assolutamente|certamente|vai|vai pure|fallo|fallo pure|lo faccia|faccia pure|volentieri|benissimo|"
@@ -231,7 +232,7 @@ def _verbs(*groups: str) -> tuple[lx.Phrase, ...]:
 # The card's own action, as a reply repeats it in any form ("yes, cancel it", "annulez-la",
 # "cancélenla", "stornieren Sie"): the stems of each family's verbs in the six languages.
 VERBS: dict[str, tuple[lx.Phrase, ...]] = {
-    "cancel": _verbs("cancel*|annul*|cancel*|storn*|cancell*|anul*"),
+    "cancel": _verbs("cancel*|annul*|cancel*|storn*|cancell*|anul*|weg|weg damit"),
     "change": _verbs("change*|modif*|updat*|chang*|cambi*|ander*|aender*|mud*|alter*|aggiorn*|actualiz*|atualiz*|make the change"),
     "book": _verbs("book*|reserv*|buch*|prenot*"),
     "bags": _verbs("add|add it|add them|adding|ajout*|agreg*|anad*|hinzufug*|fugen sie*|hinzu|dazubuch*|aggiung*|adicion*"),
