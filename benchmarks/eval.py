@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ledger_tui.engine.cards import CARD_OPENING
 from ledger_tui.domains import load_domain  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
@@ -54,11 +55,20 @@ from ledger_tui.eval.runner import EvalConfig, run_eval  # noqa: E402
 from tests.loopback import serve_in_subprocess  # noqa: E402
 
 
+def by_the_system(message: dict) -> bool:
+    """An assistant message of the prompt that the model did not write: a confirmation card, or
+    the calls the engine ran on the customer's yes."""
+    calls = message.get("tool_calls") or []
+    if calls and all(str(c.get("id", "")).startswith("gate_") for c in calls):
+        return True
+    return str(message.get("content") or "").startswith(CARD_OPENING)
+
+
 def replaying_responder(events):
     """Answer agent requests with the gold run's assistant turns, customer requests with its
     customer turns (a message, with the actions on the customer's own device that came before it
     in dual-control domains), each chosen by how far the conversation in the request has got."""
-    agent_turns = [e for e in events if isinstance(e, AssistantMessage)]
+    agent_turns = [e for e in events if isinstance(e, AssistantMessage) and e.author == "model"]
     customer: list[dict] = []
     actions: list[dict] = []
     for e in events:
@@ -75,7 +85,9 @@ def replaying_responder(events):
             if said < len(customer):
                 return customer[said]
             return {"text": "Thank you. ###STOP###"}
-        done = sum(1 for m in messages if m["role"] == "assistant") - 1  # minus the greeting
+        # the model's own turns so far, minus the greeting (a confirmation card and the calls the
+        # engine ran on its yes are the system's, not the model's)
+        done = sum(1 for m in messages if m["role"] == "assistant" and not by_the_system(m)) - 1
         if done >= len(agent_turns):
             return {"text": "Is there anything else?"}
         turn = agent_turns[done]

@@ -95,6 +95,12 @@ Temperature = Annotated[Optional[float], typer.Option("--temperature", help=TEMP
 ExtraBody = Annotated[Optional[str], typer.Option("--extra-body", help=EXTRA_BODY_HELP)]
 ContextWindow = Annotated[Optional[int], typer.Option("--context-window", help=CONTEXT_WINDOW_HELP)]
 LedgerAt = Annotated[str, typer.Option("--ledger-at", help=LEDGER_AT_HELP)]
+CONSENT_HELP = (
+    "How the customer's consent to a write is observed in modes gate and full: card (the system asks on a card "
+    "rendered from the exact call) or text (read from the conversation, as in the paper's free conversation). "
+    "Default: card; for run --script, the script's \"consent\", else text."
+)
+Consent = Annotated[Optional[str], typer.Option("--consent", help=CONSENT_HELP, show_default=False)]
 Wide = Annotated[bool, typer.Option("--wide", help="Print tables at full width instead of fitting 80 columns.", metavar="")]
 
 
@@ -109,14 +115,21 @@ def _client_options(timeout: float, retries: int, max_tokens: int, temperature: 
     )
 
 
-def _session_options(context_window: Optional[int], ledger_at: str) -> dict:
+def _check_consent(consent: Optional[str]) -> Optional[str]:
+    if consent is not None and consent not in ("card", "text"):
+        raise LedgerTuiError(f"Unknown --consent {consent!r}; choose card or text.")
+    return consent
+
+
+def _session_options(context_window: Optional[int], ledger_at: str, consent: Optional[str] = None) -> dict:
     from ledger_tui.engine.prompt import LEDGER_AT
 
+    _check_consent(consent)
     if ledger_at not in LEDGER_AT:
         raise LedgerTuiError(f"Unknown --ledger-at {ledger_at!r}; choose one of: {', '.join(LEDGER_AT)}.")
     if context_window is not None and context_window <= 0:
         raise LedgerTuiError("--context-window must be a positive number of tokens.")
-    return {"context_window": context_window, "ledger_at": ledger_at}
+    return {"context_window": context_window, "ledger_at": ledger_at, "consent": consent}
 
 
 def _check_db(domain, db: Optional[Path]) -> None:
@@ -257,8 +270,11 @@ def run(
     dump_db: Optional[Path] = typer.Option(None, "--dump-db", help="Write the final database as JSON here."),
     no_timestamps: bool = typer.Option(False, "--no-timestamps", help="Leave the wall-clock start time out (reproducible files).", metavar=""),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
+    consent: Consent = None,
 ) -> None:
-    """Run a scripted session (or a task with the gold agent) through the loop, gate and environment."""
+    """Run a scripted session (or a task with the gold agent) through the loop, gate and environment.
+
+    A script observes consent as it says ("consent", default text); the gold agent on cards."""
     from ledger_tui.domains import load_domain
     from ledger_tui.eval.outputs import check_new
 
@@ -268,21 +284,22 @@ def run(
         raise LedgerTuiError("Pass --script FILE for a scripted session, or --task ID --agent gold for a task.")
     check_new(out, force, "--out")
     check_new(dump_db, force, "--dump-db")
+    _check_consent(consent)
     if script is not None:
-        asyncio.run(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps))
+        asyncio.run(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps, consent))
         return
     if agent != "gold":
         raise LedgerTuiError(f"--task runs with --agent gold (got {agent!r}); use `ledger-tui eval` for model agents.")
     if domain is None:
         raise LedgerTuiError("Pass --domain with --task (e.g. --domain airline --task 3).")
     d = load_domain(domain)
-    asyncio.run(_run_gold(d, task, db, mode or "full", out, dump_db))
+    asyncio.run(_run_gold(d, task, db, mode or "full", out, dump_db, consent))
 
 
-async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps) -> None:
+async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps, consent=None) -> None:
     from ledger_tui.domains import load_domain
     from ledger_tui.engine.models import ScriptedModel
-    from ledger_tui.engine.script import load_script, run_script, script_mode
+    from ledger_tui.engine.script import load_script, run_script, script_consent, script_mode
     from ledger_tui.engine.session import Session, drain
 
     script_path = resolve_script(script_path)
@@ -310,7 +327,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
         session_id = hashlib.sha256(Path(script_path).read_bytes()).hexdigest()[:12]
     session = Session(
         d, model, mode, env=env, db_path=db, out=out, timestamps=timestamps, task_id=script.task, session_id=session_id,  # type: ignore[arg-type]
-        helper=ScriptedModel(name="scripted-helper"),
+        helper=ScriptedModel(name="scripted-helper"), consent=script_consent(script, consent),
     )
     problem: LedgerTuiError | None = None
     try:
@@ -331,7 +348,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
         raise LedgerTuiError(f"{problem} (the trajectory up to this point is saved in {out})")
 
 
-async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
+async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
     from ledger_tui.engine.gold import run_gold
     from ledger_tui.engine.tasks import load_tasks
 
@@ -345,7 +362,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db) -> None:
     task = tasks[task_id]
     _check_db(d, db)
     out = out or _default_out(d.name, f"{task.id.removeprefix(d.name + '_')}-gold")  # the id names the domain once
-    report = await run_gold(d, task, mode=mode, db_path=db, out=out)  # type: ignore[arg-type]
+    report = await run_gold(d, task, mode=mode, db_path=db, out=out, session_options={"consent": consent} if consent else None)  # type: ignore[arg-type]
     from ledger_tui.engine.fold import fold
 
     t = fold(report.events).totals
@@ -373,7 +390,7 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store import read_trajectory
-    from ledger_tui.explain import category_counts, decisions, explain_decision
+    from ledger_tui.explain import card_lines, card_of, category_counts, decisions, explain_decision
 
     trajectory = resolve_session(trajectory)
     loaded = read_trajectory(trajectory)
@@ -404,6 +421,10 @@ def why(
             say("")
         for line in explain_decision(event, policy):
             say(line)
+        card = card_of(loaded.events, event.decision.call.id)
+        if card is not None:
+            for line in card_lines(*card):
+                say(line)
     stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW]
     if len(chosen) > 1 and stops:
         say(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")
@@ -428,6 +449,7 @@ def play(
     extra_body: ExtraBody = None,
     context_window: ContextWindow = None,
     ledger_at: LedgerAt = "customer",
+    consent: Consent = None,
 ) -> None:
     """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
     import os
@@ -439,7 +461,7 @@ def play(
     _check_mode(mode)
     check_new(out, force, "--out")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
-    session_options = _session_options(context_window, ledger_at)
+    session_options = _session_options(context_window, ledger_at, consent)
     d = load_domain(domain)
     agent_model = None
     if not no_model and (model or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
@@ -523,6 +545,7 @@ def eval_command(
     extra_body: ExtraBody = None,
     context_window: ContextWindow = None,
     ledger_at: LedgerAt = "customer",
+    consent: Consent = None,
     wide: Wide = False,
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
@@ -547,7 +570,7 @@ def eval_command(
     if out.exists() and not out.is_dir():
         raise LedgerTuiError(f"{out} is a file; pass a folder to --out (eval writes results.jsonl and the trajectories into it).")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
-    session_options = _session_options(context_window, ledger_at)
+    session_options = _session_options(context_window, ledger_at, consent)
     d, all_tasks = tau2_domain(domain, tau2_data, split, task_file)
     chosen = select_tasks(all_tasks, tasks)
     agent_factory = user_factory = helper_factory = None
@@ -575,6 +598,7 @@ def eval_command(
     previous = canonical_ids(previous, chosen)
     for w in damaged:
         say(f"warning: {w}", err=True)
+    _check_resume_consent(out, previous, consent or "card")
     before = {r.key() for r in previous if not r.infrastructure_error}
     wanted = {(t.id, n, m) for t in chosen for n in range(trials) for m in mode}
     if before & wanted:
@@ -621,6 +645,20 @@ def eval_command(
     say(f"\nresults   {out / 'results.jsonl'}\nsummary   {out / 'summary.json'}")
     for line in _failure_words(fresh):
         say(line, err=True)
+
+
+def _check_resume_consent(out: Path, previous: list, consent: str) -> None:
+    """An output folder holds runs of one consent mode: resuming it with another would mix them in
+    one pass^k."""
+    from ledger_tui.engine.session import GATED_MODES
+
+    made = {r.consent or "text" for r in previous if r.mode in GATED_MODES}
+    other = sorted(made - {consent})
+    if other:
+        raise LedgerTuiError(
+            f"{out} holds runs made with --consent {other[0]}; pass --consent {other[0]} to resume it, "
+            f"or a new --out for --consent {consent}."
+        )
 
 
 def _failure_words(fresh: list) -> list[str]:

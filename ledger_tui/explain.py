@@ -13,7 +13,17 @@ from collections import Counter
 from typing import Any, Iterable
 
 from ledger_tui.engine.domain import clause_text
-from ledger_tui.engine.events import CATEGORY_LABELS, EvidenceRead, Event, GateDecided, GateDecision, PredicateResult, Verdict
+from ledger_tui.engine.events import (
+    CATEGORY_LABELS,
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    EvidenceRead,
+    Event,
+    GateDecided,
+    GateDecision,
+    PredicateResult,
+    Verdict,
+)
 
 READ_MARK = "needs a read"
 
@@ -29,7 +39,7 @@ def short(value: Any, limit: int = 160) -> str:
 
 
 def category_label(d: GateDecision) -> str:
-    """`allowed`, `violation` or `needs a read`."""
+    """`allowed`, `violation`, `asks the customer` (held for a card) or `needs a read`."""
     return CATEGORY_LABELS[d.category()]
 
 
@@ -42,8 +52,11 @@ def verdict_label(d: GateDecision, sep: str = " · ") -> str:
 
 def verdict_tag(d: GateDecision) -> str:
     """The verdict as a narrow row shows it: `REVISE · read` for a stop that only needs a read,
-    the bare verdict otherwise (a stop without the tag is a violation)."""
-    return f"{d.verdict.value} · read" if d.category() == "needs_read" else d.verdict.value
+    `REVISE · card` for a call held while the customer answers a card, the bare verdict otherwise
+    (a stop without the tag is a violation)."""
+    if d.category() == "needs_read":
+        return f"{d.verdict.value} · read"
+    return f"{d.verdict.value} · card" if d.held() else d.verdict.value
 
 
 def check_label(p: PredicateResult, arrow: str = "→") -> str:
@@ -63,7 +76,7 @@ def stated_where(r: EvidenceRead) -> str:
 def category_counts(chosen: Iterable[GateDecided]) -> str:
     """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
     counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
-    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "needs_read") if counts[c])
+    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "needs_read", "consent") if counts[c])
 
 
 def explain_decision(event: GateDecided, policy: str | None = None, only_failed: bool = False) -> list[str]:
@@ -110,6 +123,37 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
             text = clause_text(policy, p.clause)
             if text:
                 lines.append(f"        policy: {text}")
+    return lines
+
+
+def card_of(events: Iterable[Event], call_id: str) -> tuple[ConfirmationRequested, ConfirmationAnswered | None] | None:
+    """The confirmation card a call is on (held for it) or was run from (on its yes), and the
+    customer's answer to it, if they gave one."""
+    cards: dict[str, ConfirmationRequested] = {}
+    answers: dict[str, ConfirmationAnswered] = {}
+    held = None
+    for e in events:
+        if isinstance(e, ConfirmationRequested):
+            cards[e.card] = e
+            if any(c.id == call_id for c in e.calls):
+                held = e.card
+        elif isinstance(e, ConfirmationAnswered):
+            answers.setdefault(e.card, e)
+            if call_id in e.runs and e.card in cards:
+                return cards[e.card], e
+    return (cards[held], answers.get(held)) if held is not None else None
+
+
+def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None, indent: str = "  ") -> list[str]:
+    """A card and its answer as `why` prints them."""
+    lines = [f"{indent}confirmation card {card.card} (shown at step {card.seq}), as the customer saw it:"]
+    lines.extend(f"{indent}  | {line}" for line in card.text.splitlines())
+    if answer is None:
+        lines.append(f"{indent}not answered yet")
+    else:
+        ran = f"; ran as {', '.join(answer.runs)}" if answer.runs else "; nothing on it ran"
+        lines.append(f"{indent}answered at step {answer.seq}: {answer.answer} ({answer.reason}){ran}")
+        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
     return lines
 
 

@@ -101,12 +101,15 @@ async def play_script(domain: Domain, path: Path, mode: str | None = None):
     """Play a scripted session file through the real loop (no trajectory file), in `mode` (default:
     the script's, else full); returns the session."""
     from ledger_tui.engine.models import ScriptedModel
-    from ledger_tui.engine.script import load_script, run_script, script_mode
+    from ledger_tui.engine.script import load_script, run_script, script_consent, script_mode
     from ledger_tui.engine.session import Session, drain
 
     script = load_script(path)
     model = ScriptedModel(name="scripted")
-    session = Session(domain, model, script_mode(script, mode), timestamps=False, helper=ScriptedModel(name="scripted-helper"))  # type: ignore[arg-type]
+    session = Session(
+        domain, model, script_mode(script, mode), timestamps=False, helper=ScriptedModel(name="scripted-helper"),  # type: ignore[arg-type]
+        consent=script_consent(script, None),
+    )
     await drain(session.start())
     await drain(run_script(session, script, model))
     await drain(session.end("script finished"))

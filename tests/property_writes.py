@@ -351,7 +351,7 @@ async def episode(w: World, rng: random.Random) -> Episode:
     directed = shape == "directed"
     env = _environment(w, rng, task, 0.3)
     model = ScriptedModel(name="property")
-    session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=8)
+    session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=8, consent="text")
     executions = record_executions(session)
     await drain(session.start())
     pending: ToolCall | None = None  # a write whose details the agent listed, proposed after the reply
@@ -431,7 +431,7 @@ async def _well_formed(w: World, rng: random.Random, calls: Calls, task: Task) -
     """A session shaped as the policy asks (see `episode`), with slips now and then."""
     env = _environment(w, rng, task, 0.1)
     model = LazyScript(name="property")
-    session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=12)
+    session = Session(w.domain, model, "full", env=env, timestamps=False, max_steps=12, consent="text")
     executions = record_executions(session)
     await drain(session.start())
     plan = _plan(w, task)

@@ -191,3 +191,98 @@ terms = consent.by_tool({
     "book_reservation": booking_terms,
     "send_certificate": certificate_terms,
 })
+
+
+# ----------------------------------------------------------------------------- the card
+# What a confirmation card shows of each write (cards.py): every argument, as the customer knows it.
+
+
+def _methods(ctx: GateContext, user_id: str | None) -> dict[str, Any]:
+    profile = ctx.ledger.value(user_path(user_id)) if user_id else None
+    return (profile or {}).get("payment_methods") or {} if isinstance(profile, dict) else {}
+
+
+def _trip(res: dict[str, Any]) -> str:
+    legs = ", ".join(f"{f.get('flight_number')} on {f.get('date')}" for f in res.get("flights") or [])
+    people = len(res.get("passengers") or [])
+    cabin = (res.get("cabin") or "").replace("_", " ")
+    return f"{res.get('origin')} to {res.get('destination')} ({legs}; {cabin}, {people} passenger{'s' if people != 1 else ''})"
+
+
+def _legs(flights: Iterable[dict[str, Any]]) -> str:
+    return ", ".join(f"{f.get('flight_number')} on {f.get('date')}" for f in flights) or "none"
+
+
+def _money(amount: Any) -> str:
+    return f"${amount:,.2f}".replace(".00", "") if isinstance(amount, (int, float)) else str(amount)
+
+
+def cancel_card(ctx: GateContext) -> list[str]:
+    res = ctx.ledger.value(reservation_path(ctx.arguments["reservation_id"])) or {}
+    lines = [f"Trip: {_trip(res)}"] if res else []
+    paid = sum(p.get("amount", 0) for p in res.get("payment_history") or [] if isinstance(p, dict))
+    methods = _methods(ctx, res.get("user_id"))
+    back = ", ".join(sorted({rules.payment_shown(p.get("payment_id", ""), methods) for p in res.get("payment_history") or [] if isinstance(p, dict)}))
+    lines.append(f"Refund: {_money(paid)} to {back}" if back else "Refund: to the original payment method")
+    return lines
+
+
+def flights_card(ctx: GateContext) -> list[str]:
+    a = ctx.arguments
+    res = ctx.ledger.value(reservation_path(a["reservation_id"])) or {}
+    lines = [f"Now: {_trip(res)}"] if res else []
+    lines.append(f"New flights: {_legs(a.get('flights') or [])}")
+    lines.append(f"Cabin: {str(a.get('cabin')).replace('_', ' ')}")
+    cost = change_cost(ctx, res, a) if res else None
+    pay = rules.payment_shown(a.get("payment_id", ""), _methods(ctx, res.get("user_id")))
+    if cost is None:
+        lines.append(f"Payment or refund of the difference: {pay}")
+    elif cost >= 0:
+        lines.append(f"Cost: {_money(cost)}, paid with {pay}")
+    else:
+        lines.append(f"Refund: {_money(-cost)} to {pay}")
+    return lines
+
+
+def baggage_card(ctx: GateContext) -> list[str]:
+    a = ctx.arguments
+    res = ctx.ledger.value(reservation_path(a["reservation_id"])) or {}
+    before = res.get("total_baggages")
+    lines = [f"Bags: {a.get('total_baggages')} in total" + (f" (now {before})" if before is not None else "") + f", {a.get('nonfree_baggages')} of them paid"]
+    lines.append(f"Payment: {rules.payment_shown(a.get('payment_id', ''), _methods(ctx, res.get('user_id')))}")
+    return lines
+
+
+def passengers_card(ctx: GateContext) -> list[str]:
+    people = "; ".join(f"{p.get('first_name', '')} {p.get('last_name', '')} (born {p.get('dob', '?')})".strip() for p in ctx.arguments.get("passengers") or [])
+    return [f"Passengers: {people or 'none'}"]
+
+
+def booking_card(ctx: GateContext) -> list[str]:
+    a = ctx.arguments
+    methods = _methods(ctx, a.get("user_id"))
+    people = "; ".join(f"{p.get('first_name', '')} {p.get('last_name', '')} (born {p.get('dob', '?')})".strip() for p in a.get("passengers") or [])
+    paying = "; ".join(f"{_money(p.get('amount'))} with {rules.payment_shown(p.get('payment_id', ''), methods)}" for p in a.get("payment_methods") or [])
+    return [
+        f"Trip: {a.get('origin')} to {a.get('destination')}, {str(a.get('flight_type')).replace('_', ' ')}",
+        f"Flights: {_legs(a.get('flights') or [])}",
+        f"Cabin: {str(a.get('cabin')).replace('_', ' ')}",
+        f"Passengers: {people or 'none'}",
+        f"Bags: {a.get('total_baggages')} in total, {a.get('nonfree_baggages')} of them paid",
+        f"Travel insurance: {a.get('insurance')}",
+        f"Payment: {paying or 'none'}",
+    ]
+
+
+def certificate_card(ctx: GateContext) -> list[str]:
+    return [f"Amount: {_money(ctx.arguments.get('amount'))}, as a travel certificate to account {ctx.arguments.get('user_id')}"]
+
+
+card = consent.by_tool({
+    "cancel_reservation": cancel_card,
+    "update_reservation_flights": flights_card,
+    "update_reservation_baggages": baggage_card,
+    "update_reservation_passengers": passengers_card,
+    "book_reservation": booking_card,
+    "send_certificate": certificate_card,
+})

@@ -36,5 +36,6 @@ def build() -> Domain:
         identify_hint=paths.identify_hint,
         identity_sentence=paths.identity_sentence,
         proposal_terms=proposals.terms,
+        card_details=proposals.card,
         sources=paths.SOURCES,
     )

@@ -194,3 +194,98 @@ terms = consent.by_tool({
     "exchange_delivered_order_items": items_terms,
     "return_delivered_order_items": return_terms,
 })
+
+
+# ----------------------------------------------------------------------------- the card
+# What a confirmation card shows of each write (cards.py): every argument, as the customer knows it.
+
+
+def _money(amount: Any) -> str:
+    return f"${amount:,.2f}" if isinstance(amount, (int, float)) else str(amount)
+
+
+def _shown_method(ctx: GateContext, user_id: str | None, payment_id: str) -> str:
+    profile = ctx.ledger.value(f"users.{user_id}") if user_id else None
+    methods = profile.get("payment_methods") if isinstance(profile, dict) else None
+    return rules.payment_shown(payment_id, methods)
+
+
+def _item_shown(item: dict[str, Any] | None, item_id: str) -> str:
+    if not item:
+        return f"item {item_id}"
+    options = ", ".join(f"{k} {v}" for k, v in (item.get("options") or {}).items())
+    return f"{item.get('name') or item_id}" + (f" ({options})" if options else "")
+
+
+def _order_of(ctx: GateContext) -> dict[str, Any]:
+    found = ctx.ledger.value("orders." + ctx.arguments["order_id"])
+    return found if isinstance(found, dict) else {}
+
+
+def _items(order: dict[str, Any]) -> dict[str, Any]:
+    return {i.get("item_id"): i for i in order.get("items") or [] if isinstance(i, dict)}
+
+
+def _address(a: dict[str, Any]) -> str:
+    parts = [a.get("address1"), a.get("address2"), a.get("city"), f"{a.get('state', '')} {a.get('zip', '')}".strip(), a.get("country")]
+    return ", ".join(str(p) for p in parts if p)
+
+
+def cancel_card(ctx: GateContext) -> list[str]:
+    order = _order_of(ctx)
+    items = [_item_shown(i, i.get("item_id", "")) for i in order.get("items") or [] if isinstance(i, dict)]
+    lines = [f"Items: {'; '.join(items)}"] if items else []
+    lines.append(f"Reason: {ctx.arguments.get('reason')}")
+    lines.append("Refund: to the original payment method")
+    return lines
+
+
+def address_card(ctx: GateContext) -> list[str]:
+    which = "New default address" if ctx.call.name == "modify_user_address" else "New shipping address"
+    return [f"{which}: {_address(ctx.arguments)}"]
+
+
+def payment_card(ctx: GateContext) -> list[str]:
+    order = _order_of(ctx)
+    return [f"New payment method: {_shown_method(ctx, order.get('user_id'), ctx.arguments.get('payment_method_id', ''))}"]
+
+
+def items_card(ctx: GateContext) -> list[str]:
+    a = ctx.arguments
+    order = _order_of(ctx)
+    items = _items(order)
+    lines = []
+    for n, old in enumerate(a.get("item_ids") or []):
+        item = items.get(old)
+        new = (a.get("new_item_ids") or [None] * (n + 1))[n] if n < len(a.get("new_item_ids") or []) else None
+        product = ctx.ledger.value("products." + item["product_id"]) if item and item.get("product_id") else None
+        variant = ((product or {}).get("variants") or {}).get(new) if isinstance(product, dict) else None
+        after = ", ".join(f"{k} {v}" for k, v in ((variant or {}).get("options") or {}).items()) or f"item {new}"
+        price = f" ({_money(variant.get('price'))})" if isinstance(variant, dict) and variant.get("price") is not None else ""
+        lines.append(f"{_item_shown(item, old)} → {after}{price}")
+    lines.append(f"Price difference: paid with or refunded to {_shown_method(ctx, order.get('user_id'), a.get('payment_method_id', ''))}")
+    if ctx.call.name == "modify_pending_order_items":
+        lines.append("Items of a pending order can be changed only once: every item to change is on this card")
+    return lines
+
+
+def return_card(ctx: GateContext) -> list[str]:
+    a = ctx.arguments
+    order = _order_of(ctx)
+    items = _items(order)
+    chosen = [items.get(i) for i in a.get("item_ids") or []]
+    total = sum(float(i.get("price") or 0) for i in chosen if i)
+    lines = [f"Return: {'; '.join(_item_shown(items.get(i), i) for i in a.get('item_ids') or [])}"]
+    lines.append(f"Refund: {_money(total)} to {_shown_method(ctx, order.get('user_id'), a.get('payment_method_id', ''))}")
+    return lines
+
+
+card = consent.by_tool({
+    "cancel_pending_order": cancel_card,
+    "modify_pending_order_address": address_card,
+    "modify_user_address": address_card,
+    "modify_pending_order_payment": payment_card,
+    "modify_pending_order_items": items_card,
+    "exchange_delivered_order_items": items_card,
+    "return_delivered_order_items": return_card,
+})

@@ -92,3 +92,27 @@ def terms(ctx: GateContext) -> Terms:
             Detail(f"the price (${charge:.2f})", (charge,), customer_may_name=True),
         ]
     return Terms(FAMILIES[name], action, line_ref(ctx, a["line_id"]), tuple(details))
+
+
+# ----------------------------------------------------------------------------- the card
+
+
+def card(ctx: GateContext) -> list[str]:
+    """What a confirmation card shows of a telecom write besides its action: the line's number,
+    the data and its price, the amount of a payment request, a suspension's reason."""
+    a = ctx.arguments
+    name = ctx.call.name
+    if name == "send_payment_request":
+        bill = ctx.ledger.value(f"bills.{a['bill_id']}") or {}
+        due = bill.get("total_due") if isinstance(bill, dict) else None
+        return [f"Amount due: ${float(due):.2f}" if isinstance(due, (int, float)) else f"Bill: {a['bill_id']}"]
+    line = ctx.ledger.value(f"lines.{a.get('line_id')}") or {}
+    lines = [f"Phone number: {line.get('phone_number')}"] if isinstance(line, dict) and line.get("phone_number") else []
+    if name == "refuel_data":
+        plan = ctx.ledger.value(f"plans.{line.get('plan_id')}") if isinstance(line, dict) else None
+        price = plan.get("data_refueling_price_per_gb") if isinstance(plan, dict) else None
+        if price is not None:
+            lines.append(f"Price: ${_money(float(a.get('gb_amount')) * float(price)):.2f} ({a.get('gb_amount')} GB at ${price} per GB)")
+    if name == "suspend_line":
+        lines.append(f"Reason: {a.get('reason')}")
+    return lines

@@ -31,4 +31,5 @@ def build() -> Domain:
         identify_hint=paths.identify_hint,
         identity_sentence=paths.identity_sentence,
         proposal_terms=proposals.terms,
+        card_details=proposals.card,
     )

@@ -83,3 +83,44 @@ def terms(ctx: GateContext) -> Terms:
     ref = _ref(ctx, "record", "records", a["record_id"], ("record", "visit", "chart"), _visit)
     # the note is read back as it will be written: a longer note is not the one proposed
     return Terms(("note",), f"add a note to record {a['record_id']}", ref, (Detail("the note's words", (a.get("note"),)),))
+
+
+# ----------------------------------------------------------------------------- the card
+
+
+def _provider_shown(ctx: GateContext, provider_id: Any) -> str:
+    provider = ctx.ledger.value(f"providers.{provider_id}") if provider_id else None
+    if isinstance(provider, dict) and provider.get("last_name"):
+        specialty = f" ({str(provider['specialty']).replace('_', ' ')})" if provider.get("specialty") else ""
+        return f"Dr. {provider.get('first_name', '')} {provider['last_name']}".replace("  ", " ") + specialty
+    return str(provider_id)
+
+
+def _at(start: Any) -> str:
+    try:
+        text = normalise(str(start or ""))
+    except ValueError:
+        return str(start)
+    return f"{text[:10]} at {text[11:16]}"
+
+
+def card(ctx: GateContext) -> list[str]:
+    """What a confirmation card shows of a telehealth write besides its action: the provider, the
+    date and time, the supplier, the note's words."""
+    a = ctx.arguments
+    name = ctx.call.name
+    if name == "schedule_appointment":
+        return [f"Provider: {_provider_shown(ctx, a.get('provider_id'))}", f"When: {_at(a.get('start'))}", *(
+            [f"Reason: {a['reason']}"] if a.get("reason") else []
+        )]
+    if name in ("reschedule_appointment", "cancel_appointment"):
+        appt = ctx.ledger.value(f"appointments.{a['appointment_id']}") or {}
+        lines = [f"Now: {_provider_shown(ctx, appt.get('provider_id'))}, {_at(appt.get('start'))}"] if isinstance(appt, dict) and appt else []
+        if name == "reschedule_appointment":
+            lines.append(f"New time: {_at(a.get('new_start'))}")
+        return lines
+    if name == "update_prescription_supplier":
+        supplier = ctx.ledger.value(f"suppliers.{a.get('supplier_id')}")
+        shown = supplier.get("name") if isinstance(supplier, dict) and supplier.get("name") else a.get("supplier_id")
+        return [f"New supplier: {shown}"]
+    return [f"Note: {a.get('note')}"]

@@ -155,6 +155,10 @@ class Domain:
     # What a proposal of a write must name (`consent.Terms`), as the confirmation predicate reads
     # it; the gold agent proposes from it too.
     proposal_terms: Callable[[Any], Any] | None = None
+    # What a confirmation card shows of a write besides its action (`cards.py`): each argument in
+    # the customer's terms ("Refund: $54.20 to your gift card"), from a GateContext of the call.
+    # None: the card lists the arguments as they are.
+    card_details: Callable[[Any], list[str]] | None = None
     # What the customer who owns the record a call acts on would say to be identified under this
     # policy ("My user id is …"), from the database: the gold customer's words.
     identity_sentence: Callable[[Any, dict[str, Any]], str | None] | None = None

@@ -6,7 +6,11 @@ events `0..i` (see `fold.py`). The schema is versioned by `SCHEMA_VERSION` in `S
 adding an optional field keeps the version, anything else bumps it.
 
 Versions: 1, the first; 2 added two kinds, `helper_call` and `reformulated_input` (the IRMA
-comparison mode). A version-1 trajectory is read as it is: its events are version-2 events.
+comparison mode); 3 added `confirmation_requested` and `confirmation_answered` (consent asked on a
+card and observed, see `cards.py`), the author "gate" of an assistant message (the calls the
+engine runs on a confirmed card) and the category "consent". Version-1 and version-2 trajectories
+are read as they are: their events are version-3 events, and as they were recorded without cards,
+their consent was read from the conversation's text (`SessionStarted.consent` unset means "text").
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Requestor = Literal["assistant", "user", "operator"]
-Category = Literal["allowed", "violation", "needs_read"]
-CATEGORY_LABELS: dict[str, str] = {"allowed": "allowed", "violation": "violation", "needs_read": "needs a read"}
+Category = Literal["allowed", "violation", "consent", "needs_read"]
+CATEGORY_LABELS: dict[str, str] = {
+    "allowed": "allowed", "violation": "violation", "consent": "asks the customer", "needs_read": "needs a read",
+}
+ConsentMode = Literal["card", "text"]
 
 
 class Verdict(str, Enum):
@@ -31,6 +38,21 @@ class Verdict(str, Enum):
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class OmitsUnset(Frozen):
+    """A model with optional facts added after it was first written: they are left out of the
+    JSON while unset, so files that never had them keep their bytes."""
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for name in self._OMIT_WHEN_NONE:
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
 
 
 class ToolCall(Frozen):
@@ -59,7 +81,7 @@ class SuggestedCall(Frozen):
         return ToolCall(id="", name=self.name, arguments=self.arguments).signature()
 
 
-class EvidenceRead(Frozen):
+class EvidenceRead(OmitsUnset):
     """One ledger path a predicate read, with the value it saw and where that value came from."""
 
     path: str
@@ -74,15 +96,10 @@ class EvidenceRead(Frozen):
     # its accesses to the value; absent in trajectories written before they were recorded)
     fields: list[str] | None = None
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        if data.get("fields", 0) is None:
-            del data["fields"]
-        return data
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("fields",)
 
 
-class PredicateResult(Frozen):
+class PredicateResult(OmitsUnset):
     name: str
     clause: str
     passed: bool
@@ -96,6 +113,14 @@ class PredicateResult(Frozen):
     # read that supplies it: "needs a read", not a violation. None in trajectories written before
     # the field existed (see `needs_a_read`).
     needs_read: bool | None = None
+    # The check failed only because the customer has not confirmed this exact call on a card: the
+    # system asks them (consent mode "card"). None in trajectories written before cards.
+    consent: bool | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent",)
+
+    def asks_consent(self) -> bool:
+        return not self.passed and bool(self.consent)
 
     def needs_a_read(self) -> bool:
         if self.passed:
@@ -120,33 +145,29 @@ class GateDecision(Frozen):
         return [p for p in self.predicates if not p.passed]
 
     def category(self) -> Category:
-        """allowed; needs a read (every failed check only lacks evidence a suggested read
-        supplies); or violation (any other failed check)."""
+        """allowed; violation (any failed check that is neither a missing read nor a missing
+        consent); consent (every failed check is the customer's consent to this exact call, which
+        the system asks for on a card); needs a read (every failed check only lacks evidence a
+        suggested read supplies, or consent, which is asked once the read is made)."""
         if self.verdict == Verdict.ALLOW:
             return "allowed"
         failed = self.failed()
-        if failed and all(p.needs_a_read() for p in failed):
-            return "needs_read"
-        return "violation"
+        if not failed or not all(p.needs_a_read() or p.asks_consent() for p in failed):
+            return "violation"
+        if all(p.asks_consent() for p in failed):
+            return "consent"
+        return "needs_read"
+
+    def held(self) -> bool:
+        """The call waits for the customer's answer on a card: every other check passed."""
+        return self.verdict == Verdict.REVISE and self.category() == "consent"
 
 
 # ----------------------------------------------------------------------------- events
 
 
-class _Event(Frozen):
+class _Event(OmitsUnset):
     seq: int = -1  # position in the trajectory, set by the session when emitted
-
-    # Optional facts added after a kind was first written: left out of the JSON while unset, so
-    # trajectories that never had them keep their bytes.
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        for name in self._OMIT_WHEN_NONE:
-            if data.get(name, 0) is None:
-                del data[name]
-        return data
 
 
 class SessionStarted(_Event):
@@ -162,6 +183,11 @@ class SessionStarted(_Event):
     clock: str
     task_id: str | None = None
     started_at: str | None = None  # wall clock; the only non-deterministic field
+    # how the customer's consent is observed in a gated mode: "card" (asked by the system, see
+    # cards.py) or "text" (read from the conversation); unset: text (ungated modes, older files)
+    consent: ConsentMode | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent",)
 
 
 class UserMessage(_Event):
@@ -175,8 +201,9 @@ class AssistantMessage(_Event):
     type: Literal["assistant_message"] = "assistant_message"
     text: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    # who produced it: the model, the operator acting as the agent, or a fixed greeting
-    author: Literal["model", "operator", "fixed"] = "model"
+    # who produced it: the model, the operator acting as the agent, a fixed greeting, or the gate
+    # (the calls a confirmed card named, run by the engine with fresh call ids)
+    author: Literal["model", "operator", "fixed", "gate"] = "model"
     # why the server stopped, when it said ("length": cut at the completion cap)
     finish_reason: str | None = None
 
@@ -274,6 +301,40 @@ class ReformulatedInput(_Event):
     earlier: int = 0  # the customer's earlier messages it repeats (the memory)
 
 
+class CardLine(Frozen):
+    """One held call as its card shows it to the customer."""
+
+    call_id: str
+    action: str  # "Cancel reservation CAA302: JFK to LAX, flight HAT123 on 2024-05-20"
+    details: list[str] = Field(default_factory=list)  # "Refund: your Visa ending in 9431"
+
+
+class ConfirmationRequested(_Event):
+    """The system (not the model) asks the customer to confirm the writes held in one assistant
+    message, on a card rendered from their exact arguments and the ledger. Agent text: graders
+    and the customer simulator see `text` as something the agent said."""
+
+    type: Literal["confirmation_requested"] = "confirmation_requested"
+    card: str  # "card_1", unique in the session
+    calls: list[ToolCall]  # exactly the held calls, in order
+    lines: list[CardLine] = Field(default_factory=list)
+    text: str  # what the customer is shown
+    # what a plain yes may repeat (see answers.py): the actions' verb families, the values shown
+    families: list[str] = Field(default_factory=list)
+    values: list[str] = Field(default_factory=list)
+
+
+class ConfirmationAnswered(_Event):
+    """The customer's reply to a card, as the closed reader reads it (`answers.py`)."""
+
+    type: Literal["confirmation_answered"] = "confirmation_answered"
+    card: str
+    answer: Literal["yes", "no", "unclear"]
+    quote: str  # the customer's words
+    reason: str = ""  # the reader's reason: "a plain yes", "more than a yes: it also says '2 bags'"
+    runs: list[str] = Field(default_factory=list)  # on a yes: the fresh ids the calls run under, in card order
+
+
 class SessionEnded(_Event):
     type: Literal["session_ended"] = "session_ended"
     reason: str = "completed"
@@ -299,10 +360,20 @@ Event = Annotated[
         Notice,
         HelperCall,
         ReformulatedInput,
+        ConfirmationRequested,
+        ConfirmationAnswered,
         SessionEnded,
     ],
     Field(discriminator="type"),
 ]
+
+
+def agent_text(event: Any) -> str | None:
+    """What the customer heard from the agent's side in this event: a message's text, a refusal,
+    a confirmation card; None for every other event."""
+    if isinstance(event, (AssistantMessage, Refusal, ConfirmationRequested)):
+        return event.text
+    return None
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 

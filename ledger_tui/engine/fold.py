@@ -15,6 +15,8 @@ from typing import Any, Iterable, TypeVar, overload
 
 from ledger_tui.engine.events import (
     AssistantMessage,
+    ConfirmationAnswered,
+    ConfirmationRequested,
     Event,
     GateDecided,
     HelperCall,
@@ -54,6 +56,8 @@ class Totals:
     allow: int = 0
     revise: int = 0
     block: int = 0
+    held: int = 0  # writes held for the customer's answer on a card (a REVISE only for consent)
+    cards: int = 0  # confirmation cards shown
     # a comparison mode's helper calls (IRMA), counted apart from the agent's model calls
     helper_calls: int = 0
     helper_prompt_tokens: int = 0
@@ -225,7 +229,7 @@ class GrowSet(AbstractSet[H]):
 EMPTY: Chain[Any] = Chain()
 NO_MEMBERS: GrowSet[Any] = GrowSet()
 
-_CHAINS = ("conversation", "gate_log", "user_messages", "assistant_texts", "recent_writes", "writes_done")
+_CHAINS = ("conversation", "gate_log", "user_messages", "assistant_texts", "recent_writes", "writes_done", "declined")
 _SETS = ("reads_done", "reads_failed")
 
 
@@ -255,6 +259,10 @@ class SessionState:
     reads_done: GrowSet[str] = NO_MEMBERS
     reads_failed: GrowSet[str] = NO_MEMBERS
     writes_done: Chain[ToolCall] = EMPTY  # every agent write that ran, in order
+    # consent on cards: the card awaiting the customer's answer, and (call key, the customer's
+    # words) for every call of a card answered without a yes
+    pending_card: ConfirmationRequested | None = None
+    declined: Chain[tuple[str, str]] = EMPTY
 
     def __post_init__(self) -> None:
         for name in _CHAINS:
@@ -281,6 +289,8 @@ class SessionState:
             reads_done=self.reads_done,  # type: ignore[arg-type]  # a GrowSet is an immutable set
             reads_failed=self.reads_failed,  # type: ignore[arg-type]
             writes_done=self.writes_done,  # type: ignore[arg-type]
+            consent=(self.started.consent or "text") if self.started else "text",
+            declined=self.declined,  # type: ignore[arg-type]
         )
 
 
@@ -294,7 +304,10 @@ def _with(state: SessionState, changes: dict[str, Any]) -> SessionState:
     return new
 
 
-def _count(totals: Totals, verdict: Verdict) -> Totals:
+def _count(totals: Totals, decision: Any) -> Totals:
+    verdict = decision.verdict
+    if decision.held():
+        return replace(totals, held=totals.held + 1)
     if verdict == Verdict.ALLOW:
         return replace(totals, allow=totals.allow + 1)
     if verdict == Verdict.REVISE:
@@ -353,6 +366,22 @@ def advance(state: SessionState, event: Event) -> SessionState:
                     c["writes_done"] = s.writes_done.appended(call)
     elif isinstance(event, (Notice, ReformulatedInput)):
         c["conversation"] = s.conversation.appended(event)
+    elif isinstance(event, ConfirmationRequested):
+        c["conversation"] = s.conversation.appended(event)
+        c["assistant_texts"] = s.assistant_texts.appended(event.text)
+        c["pending_card"] = event
+        c["totals"] = replace(s.totals, cards=s.totals.cards + 1)
+    elif isinstance(event, ConfirmationAnswered):
+        c["conversation"] = s.conversation.appended(event)
+        card = s.pending_card if s.pending_card is not None and s.pending_card.card == event.card else None
+        c["pending_card"] = None
+        if card is not None and event.answer != "yes":
+            from ledger_tui.engine.cards import call_key
+
+            declined = s.declined
+            for call in card.calls:
+                declined = declined.appended((call_key(call), event.quote))
+            c["declined"] = declined
     elif isinstance(event, HelperCall):
         c["conversation"] = s.conversation.appended(event)
         t = s.totals
@@ -364,7 +393,7 @@ def advance(state: SessionState, event: Event) -> SessionState:
         )
     elif isinstance(event, GateDecided):
         c["gate_log"] = s.gate_log.appended(event)
-        c["totals"] = _count(s.totals, event.decision.verdict)
+        c["totals"] = _count(s.totals, event.decision)
     elif isinstance(event, TokenUsage):
         t = s.totals
         c["totals"] = replace(

@@ -50,6 +50,13 @@ class SessionContext:
     reads_done: frozenset[str] = frozenset()
     reads_failed: frozenset[str] = frozenset()  # reads that answered an error
     writes_done: tuple[ToolCall, ...] = ()  # every agent write that ran in the session
+    # how consent is observed: "card" (asked by the system, answered, recorded under consent.*)
+    # or "text" (read from the conversation); see cards.py
+    consent: str = "text"
+    # the card whose yes the engine is running now (only the calls on it pass the consent check)
+    confirming: str | None = None
+    # (call key, the customer's words) for each call of a card answered without a yes
+    declined: tuple[tuple[str, str], ...] = ()
 
     @property
     def year(self) -> int:
@@ -67,6 +74,7 @@ class Failure:
     call: SuggestedCall | None = None
     verdict: Verdict | None = None  # overrides the predicate's default verdict
     needs_read: bool = False  # only evidence is missing, and `call` is the read that supplies it
+    consent: bool = False  # only the customer's confirmation of this exact call is missing (card mode)
 
 
 class MissingEvidence(Exception):
@@ -223,6 +231,12 @@ class GateContext:
         reason: str, hint: str = "", call: SuggestedCall | None = None, verdict: Verdict | None = None
     ) -> Failure:
         return Failure(reason, hint, call, verdict)
+
+    @staticmethod
+    def ask(reason: str, hint: str) -> Failure:
+        """The customer has not confirmed this exact call: a REVISE the system answers by asking
+        them on a card (consent mode "card"), not a violation."""
+        return Failure(reason, hint, None, Verdict.REVISE, consent=True)
 
     @staticmethod
     def needs(reason: str, call: SuggestedCall, hint: str = "") -> Failure:
@@ -415,6 +429,7 @@ def evaluate(
                     suggested_call=failure.call,
                     reads=ctx.evidence(),
                     needs_read=failure.needs_read,
+                    consent=True if failure.consent else None,
                 )
             )
     return _decide(call, results)
@@ -433,8 +448,9 @@ def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
     worst = max(_SEVERITY[r.verdict_on_fail] for r in failed)
     verdict = next(v for v, s in _SEVERITY.items() if s == worst)
     deciding = [r for r in failed if r.verdict_on_fail == verdict]
-    # violations first: a missing read is the smaller news when a rule is broken anyway
-    deciding.sort(key=lambda r: r.needs_a_read())
+    # violations first: a missing read, then a missing consent, are the smaller news when a rule
+    # is broken anyway
+    deciding.sort(key=lambda r: (r.asks_consent(), r.needs_a_read()))
     reasons: list[str] = []
     for r in deciding:
         if r.reason not in reasons:

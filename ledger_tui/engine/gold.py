@@ -23,7 +23,17 @@ from pydantic import ValidationError
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
-from ledger_tui.engine.events import Event, GateDecided, GateDecision, ToolCall, ToolResult, Verdict
+from ledger_tui.engine.cards import call_key
+from ledger_tui.engine.events import (
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    Event,
+    GateDecided,
+    GateDecision,
+    ToolCall,
+    ToolResult,
+    Verdict,
+)
 from ledger_tui.engine.models import FunctionModel, ModelTurn
 from ledger_tui.engine.outside import printable
 from ledger_tui.engine.reading import words
@@ -36,6 +46,7 @@ IRMA_NEEDS_A_MODEL = (
 )
 
 YES = "Yes, please go ahead."
+NOT_MINE = "No, that is not what I asked for."
 MAX_ATTEMPTS = 8
 CONFIRMATION_PREDICATES = ("explicit_confirmation",)
 IDENTITY_PREDICATES = ("customer_identified",)
@@ -142,11 +153,46 @@ class GoldAgent:
         self.current_call_id = call.id
         return ModelTurn(tool_calls=(call,))
 
+    def _card_of(self, call_id: str) -> tuple[ConfirmationRequested | None, ConfirmationAnswered | None]:
+        """The card a held call is on, and the customer's answer to it if they gave one."""
+        assert self.session is not None
+        card = answer = None
+        for event in self.session.events:
+            if isinstance(event, ConfirmationRequested) and any(c.id == call_id for c in event.calls):
+                card, answer = event, None
+            elif isinstance(event, ConfirmationAnswered) and card is not None and event.card == card.card:
+                answer = event
+        return card, answer
+
+    def card_answer(self, card: ConfirmationRequested) -> str:
+        """The gold customer's answer to a card: yes when every call on it is one the task's
+        customer asks for (a gold action, or the write a refusal task's customer wants)."""
+        wanted = {call_key({"name": a.name, "arguments": a.arguments}) for a in self.task.gold_actions}
+        if self.task.ledger_tui.forbidden_action is not None:
+            f = self.task.ledger_tui.forbidden_action
+            wanted.add(call_key({"name": f.name, "arguments": f.arguments}))
+        return YES if all(call_key(c) in wanted for c in card.calls) else NOT_MINE
+
     def resolve(self) -> None:
         """Settle the current write from what the session recorded about its last proposal."""
         if self.current is None or self.current_call_id is None or self.retry_next:
             return
         decision, result = self._find(self.current_call_id)
+        if decision is not None and decision.held():
+            # consent on a card: the gold customer answers it; on a yes the engine ran the call
+            # under a fresh id, whose outcome settles the write
+            card, answer = self._card_of(self.current_call_id)
+            if card is None:
+                return
+            if answer is None:
+                self.customer_reply = self.card_answer(card)
+                return
+            if answer.answer != "yes":
+                self.problems.append(f"{self.current.name}: the gold customer did not confirm the card ({answer.quote!r})")
+                self._settle(ActionOutcome(self.current, verdict=decision.verdict, decision=decision))
+                return
+            ran = answer.runs[[c.id for c in card.calls].index(self.current_call_id)]
+            decision, result = self._find(ran)
         if result is None and decision is None:
             return
         outcome = ActionOutcome(self.current, decision=decision)
@@ -314,12 +360,14 @@ async def run_gold(
     max_customer_turns: int = 40,
     session_options: dict[str, Any] | None = None,
     observe: Callable[[list[dict[str, Any]], list[dict[str, Any]]], None] | None = None,
+    agent: GoldAgent | None = None,
 ) -> GoldReport:
     """`session_options` go to the Session (`compact`, `ledger_at`, …); `observe(messages, tools)`
-    sees every prompt the agent is sent (benchmarks/prompt_cache.py measures them)."""
+    sees every prompt the agent is sent (benchmarks/prompt_cache.py measures them); `agent`, a
+    GoldAgent of this task whose customer answers otherwise (tests/property_cards.py)."""
     if mode == "irma":
         raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
-    agent = GoldAgent(domain, task)
+    agent = agent or GoldAgent(domain, task)
 
     def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
         if observe is not None:

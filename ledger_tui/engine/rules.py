@@ -92,8 +92,13 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
 
     @predicate("explicit_confirmation", clause=clause, on_fail=Verdict.REVISE, tools=tools)
     def check(ctx: GateContext) -> Failure | None:
-        """The agent's last message proposed this write (action, record, details, in the customer's
-        terms) and the customer's reply to it is an explicit yes, not used up by an earlier write."""
+        """The customer said yes to this very write. In consent mode "card": on a card the system
+        showed them listing exactly this call, read by the closed reader. In mode "text": the agent's
+        last message proposed it (action, record, details, in the customer's terms) and the
+        customer's reply to it is an explicit yes, not used up by an earlier write."""
+        if ctx.session.consent == "card":
+            terms(ctx)  # a card can be rendered: the records it names were read
+            return _card_consent(ctx)
         wanted = terms(ctx)
         proposal = ctx.context("proposal", ctx.session.last_assistant_text)
         problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
@@ -120,6 +125,36 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         return None
 
     return check
+
+
+ASK_AGAIN_LIMIT = 2  # cards a call is put on without a yes before the gate stops asking
+
+
+def _card_consent(ctx: GateContext) -> Failure | None:
+    """Consent as observed: the engine is running the calls of a card the customer said yes to,
+    and this call is one of them, exactly."""
+    from ledger_tui.engine.cards import call_key, consent_path
+
+    key = call_key(ctx.call)
+    card = ctx.session.confirming
+    if card is not None:
+        fact = ctx.recall(consent_path(card))
+        value = fact.value if fact.present and fact.origin == "observed" else None
+        confirmed = value.get("calls") if isinstance(value, dict) and value.get("answer") == "yes" else None
+        if isinstance(confirmed, list) and key in (call_key(c) for c in confirmed if isinstance(c, dict)):
+            return None
+    answers = [quote for k, quote in ctx.session.declined if k == key]
+    ctx.context("declined", answers)
+    if len(answers) >= ASK_AGAIN_LIMIT:
+        said = "; ".join(repr(q) for q in answers[-ASK_AGAIN_LIMIT:])
+        return ctx.fail(
+            f"The customer was asked to confirm exactly this call on {len(answers)} cards and did not say yes ({said}).",
+            "Do not ask a third time: tell the customer it has not been done, and call it again only if they ask for it.",
+        )
+    return ctx.ask(
+        "The customer has not confirmed this exact call; the system asks them on a confirmation card.",
+        "Nothing to do: the customer's answer to the card decides.",
+    )
 
 
 def proposal_for(domain: Any, call: ToolCall, ledger: Any, session: Any) -> str:
@@ -173,6 +208,32 @@ _METHOD_WORDS = {
     "certificate": ("certificate", "travel certificate", "voucher"),
     "paypal": ("paypal",),
 }
+
+
+_BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express", "discover": "Discover"}
+
+
+def payment_shown(payment_id: str, methods: dict[str, Any] | None) -> str:
+    """A payment method as the customer knows it, for a card: "your Visa ending in 9431", "your
+    gift card gift_card_123 (balance $80)", "your PayPal", "your travel certificate"; the id
+    itself when the profile does not list it."""
+    method = (methods or {}).get(payment_id)
+    if not isinstance(method, dict):
+        return payment_id
+    source = method.get("source") or payment_id.rsplit("_", 1)[0]
+    if source == "credit_card":
+        brand = _BRANDS.get(str(method.get("brand") or "").lower(), str(method.get("brand") or "card").title())
+        four = method.get("last_four")
+        return f"your {brand} ending in {four}" if four else f"your {brand} ({payment_id})"
+    balance = method.get("amount", method.get("balance"))
+    money = f" (balance ${balance:g})" if isinstance(balance, (int, float)) else ""
+    if source == "gift_card":
+        return f"your gift card {payment_id}{money}"
+    if source == "certificate":
+        return f"your travel certificate {payment_id}{money}"
+    if source == "paypal":
+        return "your PayPal account"
+    return f"{source.replace('_', ' ')} {payment_id}"
 
 
 def payment_detail(payment_id: str, methods: dict[str, Any], original: str | None, label: str = "the payment method") -> Detail | None:

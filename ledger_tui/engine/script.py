@@ -17,7 +17,10 @@ ends the agent's turn. After a REVISE the next agent item is the model's retry; 
 turn ends with the engine's refusal. `customer_action` is the customer acting on their own device
 (dual-control domains); `operator` is a call typed by the operator, gated like the agent's.
 
-`"mode"` picks the session's mode (default `full`; `run --mode` overrides it). In mode `irma` each
+`"mode"` picks the session's mode (default `full`; `run --mode` overrides it). `"consent"` picks how
+consent is observed in a gated mode: `"text"` (the default) reads it from the conversation; with
+`"card"` a write that passes every other check is held and the system shows the customer a card,
+which the next `customer` turn answers. In mode `irma` each
 customer turn is followed by a `helpers` item: the answers of IRMA's two helper calls (the
 constraints checklist and the tool suggestions) before the agent's turns.
 """
@@ -84,6 +87,9 @@ class Script(_Strict):
     title: str = ""
     description: str = ""
     mode: str | None = None
+    # how consent is observed in a gated mode: "text" (the default, as every script was written
+    # before cards) or "card" (the system asks; the next customer turn answers the card)
+    consent: str | None = None
     task: str | None = None  # start from this task's initial state (e.g. telecom's phone set-up)
     turns: list[Item]
 
@@ -136,6 +142,12 @@ def _turn(item: AgentItem, index: int) -> ModelTurn:
 def script_mode(script: Script, mode: str | None) -> str:
     """The session's mode: `mode` when given (the CLI's --mode), else the script's, else full."""
     return mode or script.mode or "full"
+
+
+def script_consent(script: Script, consent: str | None) -> str:
+    """How the session observes consent: `consent` when given (the CLI's --consent), else the
+    script's, else text (every script written before cards reproduces its session)."""
+    return consent or script.consent or "text"
 
 
 async def run_script(session: Session, script: Script, model: ScriptedModel) -> AsyncIterator[Event]:

@@ -14,6 +14,7 @@ two helper calls rewrite what the agent reads.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import hashlib
 import uuid
@@ -22,11 +23,14 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine import context, irma
+from ledger_tui.engine import cards, context, irma
+from ledger_tui.engine.answers import answer_reading
 from ledger_tui.engine.context import Window
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
 from ledger_tui.engine.events import (
     AssistantMessage,
+    ConfirmationAnswered,
+    ConfirmationRequested,
     Event,
     GateDecided,
     Notice,
@@ -43,6 +47,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
+from ledger_tui.engine.ledger import absorb
 from ledger_tui.engine.models import Model, unwrap
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
 from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
@@ -51,6 +56,7 @@ from ledger_tui.engine.store import TrajectoryWriter
 Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
 MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")
 GATED_MODES: tuple[str, ...] = ("gate", "full")  # the others run every write unchecked
+CONSENT_MODES: tuple[str, ...] = ("card", "text")
 
 
 def ungated(mode: str) -> bool:
@@ -81,9 +87,12 @@ class Session:
         context_window: int | None = None,
         ledger_at: str = "customer",
         helper: Model | None = None,
+        consent: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise LedgerTuiError(f"Unknown mode {mode!r}; choose one of: {', '.join(MODES)}.")
+        if consent is not None and consent not in CONSENT_MODES:
+            raise LedgerTuiError(f"Unknown --consent {consent!r}; choose card or text.")
         self.domain = domain
         self.model = model
         self.mode: Mode = mode
@@ -123,6 +132,11 @@ class Session:
         # in place of the customer's latest message: (its index in the transcript, the text)
         self.helper = helper
         self._reformulated: tuple[int, str] | None = None
+        # How the customer's consent is observed (gated modes only): "card", the default, asks
+        # them on a card (cards.py); "text" reads it from the conversation (consent.py).
+        self.consent: str | None = (consent or "card") if mode in GATED_MODES else None
+        self._held: list[ToolCall] = []  # writes of the current message held for a card
+        self._confirming: str | None = None  # the card whose yes is being run
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -160,6 +174,7 @@ class Session:
                 clock=self.domain.clock,
                 task_id=self.task_id,
                 started_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds") if self.timestamps else None,
+                consent=self.consent,  # type: ignore[arg-type]
             )
         )
 
@@ -192,14 +207,30 @@ class Session:
             self._writer = None
 
     # ------------------------------------------------------------------ the customer
-    async def user_says(self, text: str, respond: bool = True) -> AsyncIterator[Event]:
-        """The customer speaks; then (by default) the agent takes its turn."""
+    async def user_says(self, text: str, respond: bool = True, final: bool = False) -> AsyncIterator[Event]:
+        """The customer speaks; then (by default) the agent takes its turn. A card awaiting an
+        answer is answered by this message, and on a yes its calls run, even when the agent does
+        not respond (play without a model); not by the message a customer leaves with (`final`)."""
+        card = self.state.pending_card if not final else None
         event = self.emit(UserMessage(text=text))
         yield event
         self.transcript.append({"role": "user", "content": text})
+        answered = None
+        if card is not None:
+            answered = self._answer(card, text)
+            yield answered
+            for update in self._consent_fact(card, answered):
+                yield self.emit(update)
         ledger, updates = observe_statements(self.domain, self.state.ledger, text, event.seq)
         for update in updates:
             yield self.emit(update)
+        if answered is not None and answered.answer == "yes":
+            refused = False
+            async for e in self._run_confirmed(card, answered.runs):  # type: ignore[arg-type]
+                yield e
+                refused = refused or isinstance(e, Refusal)
+            if refused:
+                return
         if not respond:
             return
         if self.mode == "irma":
@@ -209,6 +240,67 @@ class Session:
                 return  # a helper call failed: said in a notice, as a failed agent call is
         async for e in self.agent_turn():
             yield e
+
+    # ------------------------------------------------------------------ consent on cards
+    def _answer(self, card: ConfirmationRequested, text: str) -> ConfirmationAnswered:
+        """The customer's reply to `card`, read by the closed reader; on a yes, the fresh ids the
+        card's calls will run under."""
+        reading = answer_reading(text, cards.card_words(card, self.state.context().year))
+        runs = [self._new_call_id("gate") for _ in card.calls] if reading.answer == "yes" else []
+        answered = self.emit(
+            ConfirmationAnswered(card=card.card, answer=reading.answer, quote=text, reason=reading.reason, runs=runs)
+        )
+        if reading.answer != "yes":  # the model reads the answer with the customer's message
+            self.transcript[-1] = {
+                **self.transcript[-1],
+                "content": f"{text}\n\n[The customer's answer to the confirmation card was read as {reading.answer} "
+                f"({reading.reason}); nothing on the card was run.]",
+            }
+        return answered  # type: ignore[return-value]
+
+    def _consent_fact(self, card: ConfirmationRequested, answered: ConfirmationAnswered) -> list[Any]:
+        """The answer as an observed ledger fact, `consent.<card>`, with the customer's words."""
+        value = {
+            "answer": answered.answer,
+            "calls": [{"name": c.name, "arguments": c.arguments} for c in card.calls],
+            "quote": answered.quote,
+        }
+        _, updates = absorb(self.state.ledger, [(cards.consent_path(card.card), value)], source_call=card.card, source_seq=answered.seq)
+        return [u.model_copy(update={"quote": answered.quote}) for u in updates]
+
+    async def _run_confirmed(self, card: ConfirmationRequested, runs: list[str]) -> AsyncIterator[Event]:
+        """Run the calls the customer confirmed, in card order, as one message of the gate's,
+        each under a fresh id and gated again on the ledger as it is now; a BLOCK ends the run."""
+        calls = [c.model_copy(update={"id": rid, "requestor": "assistant"}) for c, rid in zip(card.calls, runs)]
+        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
+        self.transcript.append(assistant_message("", calls))
+        self._confirming = card.card
+        try:
+            ended = False
+            for call in calls:
+                if ended:
+                    yield self._result(call, NOT_RUN, error=True, executed=False)
+                    continue
+                async for e in self._handle_call(call, malformed=None):
+                    yield e
+                    ended = ended or isinstance(e, Refusal)
+        finally:
+            self._confirming = None
+
+    async def _show_card(self) -> AsyncIterator[Event]:
+        """The card for the writes held in the message just handled: the turn ends with it."""
+        held, self._held = self._held, []
+        if not held:
+            return
+        rendered = cards.render(self.domain, held, self.state.ledger, self.state.context())
+        number = 1 + sum(1 for e in self.events if isinstance(e, ConfirmationRequested))
+        yield self.emit(
+            ConfirmationRequested(
+                card=f"card_{number}", calls=held, lines=rendered.lines, text=rendered.text,
+                families=rendered.families, values=rendered.values,
+            )
+        )
+        self.transcript.append({"role": "assistant", "content": rendered.text})
 
     async def _reformulate(self, message: UserMessage) -> AsyncIterator[Event]:
         """IRMA's two helper calls on the conversation up to `message`, made at the same time and
@@ -256,6 +348,8 @@ class Session:
         self.transcript.append(assistant_message("", [call]))
         async for e in self._handle_call(call, malformed=None):
             yield e
+        async for e in self._show_card():
+            yield e
 
     # ------------------------------------------------------------------ the agent
     async def agent_turn(self) -> AsyncIterator[Event]:
@@ -301,10 +395,10 @@ class Session:
                     yield self._result(call, NOT_RUN, error=True, executed=False)
                     continue
                 stop = False
-                async for e in self._handle_call(call, malformed=turn.malformed.get(call.id)):
+                async for e in self._handle_call(call, malformed=turn.malformed.get(call.id), after_hold=bool(self._held)):
                     yield e
-                    if isinstance(e, GateDecided) and e.decision.verdict == Verdict.REVISE:
-                        revisions += 1
+                    if isinstance(e, GateDecided) and e.decision.verdict == Verdict.REVISE and not e.decision.held():
+                        revisions += 1  # (a call held for a card is no revision)
                     if isinstance(e, Refusal):
                         stop = True
                 if stop:
@@ -317,6 +411,10 @@ class Session:
                     yield self.emit(Refusal(call_id=call.id, text=f"{text} (revise limit {self.max_revisions} reached)"))
                     self.transcript.append({"role": "assistant", "content": text})
                     ended = True
+            if self._held:  # the turn ends with the card; the customer's answer decides
+                async for e in self._show_card():
+                    yield e
+                return
             if ended:
                 return
         yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
@@ -477,9 +575,14 @@ class Session:
             self.transcript.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return event
 
-    async def _handle_call(self, call: ToolCall, malformed: str | None) -> AsyncIterator[Event]:
+    async def _handle_call(self, call: ToolCall, malformed: str | None, after_hold: bool = False) -> AsyncIterator[Event]:
+        """Gate and run one call. `after_hold`: a call of the message after a write was held for a
+        card: only a write that is held too joins the card; nothing else of the message runs."""
         kind = self.domain.kind(call.name)
         yield self.emit(ToolCallProposed(call=call, kind=kind))  # type: ignore[arg-type]
+        if after_hold and not (self.gates_writes and guarded(self.domain, call)):
+            yield self._result(call, cards.NOT_RUN_AFTER_CARD, error=True, executed=False)
+            return
         if malformed:
             yield self._result(
                 call,
@@ -489,8 +592,18 @@ class Session:
             )
             return
         if self.gates_writes and guarded(self.domain, call):
-            decision = evaluate(call, self.domain, self.state.ledger, self.state.context())
+            session = self.state.context()
+            if self._confirming is not None:
+                session = dataclasses.replace(session, confirming=self._confirming)
+            decision = evaluate(call, self.domain, self.state.ledger, session)
+            if after_hold and decision.verdict == Verdict.ALLOW:  # (it would run out of order)
+                yield self._result(call, cards.NOT_RUN_AFTER_CARD, error=True, executed=False)
+                return
             yield self.emit(GateDecided(decision=decision))
+            if decision.held():
+                self._held.append(call)
+                yield self._result(call, cards.AWAITING, error=False, executed=False)
+                return
             if decision.verdict == Verdict.ALLOW:
                 self._resolved.update(self._revised.pop(call.name, []))
             elif decision.verdict == Verdict.REVISE:

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine.events import AssistantMessage, Event, Refusal, ToolCall, ToolCallProposed
+from ledger_tui.engine.events import Event, ToolCall, ToolCallProposed, agent_text
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import Action, Task
 
@@ -52,11 +52,12 @@ class Grade:
 
 def communicated(required: Iterable[str], texts: Iterable[Any]) -> dict[str, bool]:
     """Each required string must occur in some non-blank agent text, commas removed from the text,
-    any case. `texts` are strings, or events (the agent's messages and refusals are read)."""
+    any case. `texts` are strings, or events (the agent's messages, refusals and confirmation cards
+    are read: a card is something the agent said)."""
     said = []
     for t in texts:
-        if isinstance(t, (AssistantMessage, Refusal)):
-            t = t.text
+        if not isinstance(t, str):
+            t = agent_text(t)
         if isinstance(t, str) and t.strip():
             said.append(t.lower().replace(",", ""))
     return {info: any(info.lower() in s for s in said) for info in required}

@@ -65,6 +65,9 @@ async def regress(
         domain, ReplayModel(events), replayed_mode, env=fresh_environment(domain, task), out=out,  # type: ignore[arg-type]
         task_id=start.task_id if start else None, timestamps=False,
         helper=ReplayHelper(events),  # IRMA's recorded helper answers (no other mode asks it)
+        # consent as the recording observed it: a card's answers are replayed as the customer's
+        # messages; a recording without cards (mode text, or written before them) is read as text
+        consent=(start.consent if start is not None else None) or "text",
     )
     await drain(session.start())
     diverged = None

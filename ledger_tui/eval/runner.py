@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError, TransientModelError
-from ledger_tui.engine.events import AssistantMessage, Event, Notice, Refusal, ToolResult
+from ledger_tui.engine.events import Event, Notice, Refusal, SessionStarted, ToolResult, agent_text
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, run_gold
 from ledger_tui.engine.models import Model, ModelTurn
@@ -66,6 +66,13 @@ class TrialResult:
     revise_exhausted: int = 0
     seconds: float = 0.0
     error: str | None = None  # why the run stopped early (model or simulator failure), one sentence
+    # how consent was observed in a gated mode ("card" or "text"; None: an ungated mode, or a row
+    # written before cards, whose gated runs read it from text), the writes held for a card and the
+    # cards shown, and whether the customer simulator ended the run as out of scope
+    consent: str | None = None
+    held: int = 0
+    cards: int = 0
+    out_of_scope: bool = False
 
     @property
     def infrastructure_error(self) -> bool:
@@ -94,11 +101,15 @@ def _stats(result: TrialResult, events: list[Event], state: SessionState | None 
         t.helper_calls, t.helper_prompt_tokens, t.helper_completion_tokens,
     )
     result.revise_exhausted = sum(1 for e in events if isinstance(e, Refusal) and "revise limit" in e.text)
+    result.held, result.cards = t.held, t.cards
+    started = (state.started if state is not None else None) or next((e for e in events if isinstance(e, SessionStarted)), None)
+    result.consent = started.consent if started is not None else None
     return result
 
 
 def _agent_text_since(events: list[Event], start: int) -> str:
-    texts = [e.text for e in events[start:] if isinstance(e, (AssistantMessage, Refusal)) and e.text.strip()]
+    """What the customer heard since `start`: the agent's messages, refusals and confirmation cards."""
+    texts = [t for t in map(agent_text, events[start:]) if t is not None and t.strip()]
     return "\n".join(texts)
 
 
@@ -124,6 +135,7 @@ async def run_llm_trial(
     sim = UserSimulator(user_model, task, domain, context_window=(session_options or {}).get("context_window"))
     termination = "max_steps"
     error: str | None = None
+    out_of_scope = False
     await drain(session.start())
     await drain(session.greet(GREETING))
     sim.heard(GREETING)
@@ -148,8 +160,9 @@ async def run_llm_trial(
                 text = text.replace(t, "").strip()
             if token is not None:
                 if text:
-                    await drain(session.user_says(text, respond=False))
+                    await drain(session.user_says(text, respond=False, final=True))
                 termination = "user_stop"
+                out_of_scope = token == "###OUT-OF-SCOPE###"
                 break
             mark = len(session.events)
             session.last_model_error = None
@@ -188,6 +201,7 @@ async def run_llm_trial(
         grade=grade.to_json(),
         seconds=round(time.perf_counter() - started, 3),
         error=error,
+        out_of_scope=out_of_scope,
     )
     return _stats(result, session.events, session.state)
 
@@ -196,9 +210,12 @@ async def _notice(session: Session, text: str):
     yield session.emit(Notice(level="error", text=text))
 
 
-async def run_gold_trial(domain: Domain, task: Task, mode: str, trial: int, out: Path) -> TrialResult:
+async def run_gold_trial(
+    domain: Domain, task: Task, mode: str, trial: int, out: Path, session_options: dict[str, Any] | None = None
+) -> TrialResult:
     started = time.perf_counter()
-    report = await run_gold(domain, task, mode=mode, out=out)  # type: ignore[arg-type]
+    consent = (session_options or {}).get("consent")
+    report = await run_gold(domain, task, mode=mode, out=out, session_options={"consent": consent} if consent else None)  # type: ignore[arg-type]
     grade = grade_run(domain, task, report.env, report.events, "agent_stop")
     result = TrialResult(
         domain=domain.name,
@@ -229,7 +246,7 @@ class EvalConfig:
     concurrency: int = 4
     compact: bool = False
     max_turns: int = 30
-    session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at
+    session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at, consent
     # worker processes (None: 1 below 64 concurrent sessions, else one a core; see eval/workers.py),
     # each running a share of `concurrency`; with more than one, `domain_source` rebuilds the domain
     # in each (a picklable callable), and `agent_model`/`user_model` must be picklable too
@@ -332,7 +349,7 @@ async def run_one(config: EvalConfig, task: Task, trial: int, mode: str) -> Tria
     """One run of the eval (a worker process runs the same)."""
     out = trajectory_path(config.out, config.domain.name, mode, task.id, trial)
     if config.agent == "gold":
-        return await run_gold_trial(config.domain, task, mode, trial, out)
+        return await run_gold_trial(config.domain, task, mode, trial, out, config.session_options)
     assert config.agent_model and config.user_model
     return await run_llm_trial(
         config.domain,

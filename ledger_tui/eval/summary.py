@@ -23,6 +23,8 @@ class ModeSummary:
     paper: list[dict] = field(default_factory=list)  # this mode's rows of the paper's table (paper.py)
     token_overhead: dict | None = None  # against baseline, over the runs finished in both
     runs: int = 0  # runs counted in pass^k (all but infrastructure errors)
+    consent: str | None = None  # how consent was observed in the mode's runs (gated modes)
+    out_of_scope: int = 0  # runs the customer simulator ended as out of scope
 
 
 def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
@@ -53,8 +55,11 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
                 "helper_calls",
                 "helper_prompt_tokens",
                 "helper_completion_tokens",
+                "held",
+                "cards",
             )
         }
+        consents = sorted({r.consent for r in counted if r.consent})
         out.append(
             ModeSummary(
                 mode=mode,
@@ -65,6 +70,8 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
                 pass_k=pass_k_curve(outcomes),
                 average_reward=sum(r.reward for r in counted) / n,
                 per_run=per_run,
+                consent="/".join(consents) or None,
+                out_of_scope=sum(r.out_of_scope for r in counted),
             )
         )
     return out
@@ -94,6 +101,10 @@ def k_ranges(ks: list[int]) -> str:
             out += [f"{run[0]}–{run[-1]}"] if len(run) >= 4 else [str(k) for k in run]
             start = i
     return ", ".join(out)
+
+
+def plural_runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
 
 
 def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
@@ -126,6 +137,11 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
         )
     lines.append("tokens per run: prompt (of it: ledger, transcript, policy) and completion;")
     lines.append("loops: runs that used up their revisions")
+    for s in summaries:  # consent: how it was observed, the cards shown, the simulator's out-of-scope endings
+        p = s.per_run
+        if s.consent or s.out_of_scope:
+            cards = f"; {p['cards']:.2f} cards and {p['held']:.2f} held writes per run" if s.consent == "card" else ""
+            lines.append(f"{s.mode}: consent {s.consent or 'not judged'}{cards}; {plural_runs(s.out_of_scope)} ended as out of scope")
     for s in summaries:  # IRMA's helper calls: not in the agent's columns above
         p = s.per_run
         if p.get("helper_calls"):

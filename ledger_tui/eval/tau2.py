@@ -440,7 +440,9 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
         reward = ended.reward if ended and ended.reward is not None else None
         ok = reward is not None and reward >= 1 - 1e-6
         row.passed += int(ok)
-        decisions = [e.decision for e in loaded.events if isinstance(e, GateDecided)]
+        # a call held for the customer's answer on a card is asked, not judged: the gate judges
+        # it again when it runs on their yes
+        decisions = [e.decision for e in loaded.events if isinstance(e, GateDecided) and not e.decision.held()]
         for d in decisions:
             row.writes[d.category()] += 1
         outcome = "reward 1" if ok else ("reward 0" if reward is not None else "no reward")

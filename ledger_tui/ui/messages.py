@@ -22,6 +22,13 @@ class EventRecorded(Message):
 
 
 @dataclass
+class CardAnswered(Message):
+    """The operator answered the open confirmation card for the customer (`y` / `n` on it)."""
+
+    answer: str
+
+
+@dataclass
 class ModelBusy(Message):
     """The engine started (`busy`) or finished working on one console command."""
 

@@ -111,13 +111,16 @@ GateCounts = dict[str, int]  # allow, revise, block (verdicts); allowed, violati
 
 
 def _counts_from_events(path: Path) -> GateCounts:
-    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "needs_read"), 0)
+    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "consent", "needs_read"), 0)
     try:
         events = read_trajectory(path).events
     except LedgerTuiError:
         return counts  # the report already warned about this file
     for e in events:
         if isinstance(e, GateDecided):
+            if e.decision.held():  # asked on a card: counted among the cards, not the verdicts
+                counts["consent"] += 1
+                continue
             counts[e.decision.verdict.value.lower()] += 1
             counts[e.decision.category()] += 1
     return counts

@@ -109,14 +109,17 @@ def fresh_env(domain_name: str, task: str | None = None) -> Any:
     return fresh_environment(domain, _task(domain, task))
 
 
-async def play_case(domain_name: str, turns: list[dict[str, Any]], *, task: str | None = None, mode: str = "full") -> Session:
-    """Play `turns` through a real Session (timestamps off) and return it, ended."""
+async def play_case(
+    domain_name: str, turns: list[dict[str, Any]], *, task: str | None = None, mode: str = "full", consent: str = "text"
+) -> Session:
+    """Play `turns` through a real Session (timestamps off) and return it, ended. The cases are
+    conversations of free text: consent is read from it (`consent="text"`)."""
     from ledger_tui.domains import load_domain
 
     domain = load_domain(domain_name)
     script = Script.model_validate({"domain": domain_name, "turns": turns})  # validates every item
     model = LenientModel(name="adversarial")
-    session = Session(domain, model, mode, env=fresh_env(domain_name, task), timestamps=False)  # type: ignore[arg-type]
+    session = Session(domain, model, mode, env=fresh_env(domain_name, task), timestamps=False, consent=consent)  # type: ignore[arg-type]
     await drain(session.start())
     items = script.turns
     i = 0

@@ -204,8 +204,15 @@ def test_a_damaged_last_results_line_is_skipped_with_a_warning_and_redone(tmp_pa
 
     index = load_runs(tmp_path / "runs")
     assert [r.trial for r in index.rows] == [0, 1] and "Line 3 of" in index.warnings[0]
+    # the folder's rows were written before cards (no "consent"): their runs read consent from text,
+    # and a resume in the default card mode would mix two kinds of run in one pass^k
     status, out, err = ledger_tui(
         capsys, monkeypatch, tmp_path, "eval", "--domain", "airline", "--agent", "gold", "--tasks", "airline_01_cancel_recent_booking", "--trials", "3", "--out", "runs",
+    )
+    assert status == 2 and "runs holds runs made with --consent text; pass --consent text to resume it" in err
+    status, out, err = ledger_tui(
+        capsys, monkeypatch, tmp_path, "eval", "--domain", "airline", "--agent", "gold", "--tasks", "airline_01_cancel_recent_booking", "--trials", "3", "--out", "runs",
+        "--consent", "text",
     )
     assert status == 0, err
     from ledger_tui.eval.runner import load_results

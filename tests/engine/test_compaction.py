@@ -29,7 +29,7 @@ async def test_absorbed_reads_resolved_feedback_and_re_read_writes_are_folded(to
         turn(text="Done."),
         turn(text="Anything else?"),
     )
-    session = Session(toy_domain, FunctionModel(agent), "full", compact=True)
+    session = Session(toy_domain, FunctionModel(agent), "full", compact=True, consent="text")
     await drain(session.start())
     await drain(session.user_says("ada@example.org: renew L1"))
     await drain(session.user_says("yes"))
@@ -49,7 +49,7 @@ async def test_absorbed_reads_resolved_feedback_and_re_read_writes_are_folded(to
 async def test_without_compaction_or_without_a_ledger_the_transcript_is_verbatim(toy_domain):
     for mode, compact in (("full", False), ("baseline", True)):
         agent, seen = script(turn(call("get_loan_details", "r1", loan_id="L1")), turn(text="Here it is."))
-        session = Session(toy_domain, FunctionModel(agent), mode, compact=compact)
+        session = Session(toy_domain, FunctionModel(agent), mode, compact=compact, consent="text")
         await drain(session.start())
         await drain(session.user_says("show L1"))
         await drain(session.user_says("thanks"))
@@ -58,7 +58,7 @@ async def test_without_compaction_or_without_a_ledger_the_transcript_is_verbatim
 
 async def test_a_result_shorter_than_its_reference_stays_as_it_is(toy_domain):
     agent, seen = script(turn(call("find_member_by_email", "a", email="ada@example.org")), turn(text="Found you."))
-    session = Session(toy_domain, FunctionModel(agent), "full", compact=True)
+    session = Session(toy_domain, FunctionModel(agent), "full", compact=True, consent="text")
     await drain(session.start())
     await drain(session.user_says("I'm ada@example.org"))
     await drain(session.user_says("thanks"))
@@ -72,7 +72,7 @@ async def test_gate_feedback_is_folded_once_the_customer_has_spoken_since(toy_do
         turn(text="Shall I renew loan L1 (Dune)?"),
         turn(text="Which loan did you mean?"),
     )
-    session = Session(toy_domain, FunctionModel(agent), "full", compact=True)
+    session = Session(toy_domain, FunctionModel(agent), "full", compact=True, consent="text")
     await drain(session.start())
     await drain(session.user_says("ada@example.org: renew L1"))
     # in the turn of the REVISE the agent reads the whole feedback
@@ -87,7 +87,7 @@ async def test_gate_feedback_is_folded_once_the_customer_has_spoken_since(toy_do
         turn(text="Shall I renew loan L1 (Dune)?"),
         turn(text="Which loan did you mean?"),
     )
-    session = Session(toy_domain, FunctionModel(agent), "full")
+    session = Session(toy_domain, FunctionModel(agent), "full", consent="text")
     await drain(session.start())
     await drain(session.user_says("ada@example.org: renew L1"))
     await drain(session.user_says("hmm"))

@@ -65,8 +65,8 @@ async def test_the_checks_catch_an_environment_that_runs_a_refused_call(monkeypa
 
     original = Session._handle_call
 
-    async def leaky(self, call, malformed):
-        async for event in original(self, call, malformed):
+    async def leaky(self, call, malformed, **kwargs):
+        async for event in original(self, call, malformed, **kwargs):
             if isinstance(event, GateDecided) and event.decision.verdict != Verdict.ALLOW:
                 self.env.execute(call)
             yield event

@@ -44,7 +44,7 @@ async def test_revise_then_allow_within_one_turn(toy_domain, tmp_path):
             turn(text="Done."),
         ]
     )
-    session = Session(toy_domain, model, "full", out=tmp_path / "t.jsonl")
+    session = Session(toy_domain, model, "full", out=tmp_path / "t.jsonl", consent="text")
     await conversation(session, "Please renew my loan, I'm ada@example.org", "Yes, please.")
     assert verdicts(session.events) == ["ALLOW"]
     assert session.env.db.loans["L1"].renewals == 1
@@ -68,7 +68,7 @@ async def test_revise_feedback_reaches_the_model_and_retry_is_allowed(toy_domain
             return turn(renew("L1", "w2"))
         return turn(text="Renewed.")
 
-    session = Session(toy_domain, FunctionModel(agent), "full")
+    session = Session(toy_domain, FunctionModel(agent), "full", consent="text")
     await conversation(session, "Renew my loan please, ada@example.org", "yes go ahead")
     assert verdicts(session.events) == ["REVISE", "ALLOW"]
     feedback = [m for m in seen[2] if m["role"] == "tool"][-1]["content"]
@@ -84,7 +84,7 @@ async def test_block_ends_the_turn_with_a_refusal_and_skips_later_calls(toy_doma
             turn(renew("L2", "w1"), read_loan("L1", "r1")),
         ]
     )
-    session = Session(toy_domain, model, "full")
+    session = Session(toy_domain, model, "full", consent="text")
     await conversation(session, "ada@example.org here, renew L2", "Yes.")
     assert verdicts(session.events) == ["BLOCK"]
     refusal = [e for e in session.events if isinstance(e, Refusal)]
@@ -108,7 +108,7 @@ async def test_observe_not_assume_second_write_needs_a_fresh_read(toy_domain):
             turn(text="Renewed twice."),
         ]
     )
-    session = Session(toy_domain, model, "full")
+    session = Session(toy_domain, model, "full", consent="text")
     await conversation(session, "ada@example.org, renew L1", "yes", "yes, again please")
     assert verdicts(session.events) == ["ALLOW", "REVISE", "ALLOW"]
     revise = [e.decision for e in session.events if isinstance(e, GateDecided)][1]
@@ -120,7 +120,7 @@ async def test_observe_not_assume_second_write_needs_a_fresh_read(toy_domain):
 
 async def test_writes_never_update_the_ledger(toy_domain):
     model = ScriptedModel([turn(IDENTIFY, read_loan("L1", "r1")), turn(text="Renew L1?"), turn(renew("L1", "w")), turn(text="ok")])
-    session = Session(toy_domain, model, "full")
+    session = Session(toy_domain, model, "full", consent="text")
     await conversation(session, "ada@example.org renew L1", "yes")
     assert session.state.ledger["loans.L1"].value["renewals"] == 0
     assert session.state.ledger["loans.L1"].stale
@@ -137,7 +137,7 @@ async def test_modes_decide_what_the_model_sees_and_whether_the_gate_runs(toy_do
                 return turn(IDENTIFY, renew("L2", "w"))
             return turn(text="done")
 
-        session = Session(toy_domain, FunctionModel(agent), mode)
+        session = Session(toy_domain, FunctionModel(agent), mode, consent="text")
         await conversation(session, "ada@example.org renew L2")
         prompts[mode] = (captured, verdicts(session.events), session.env.db.loans["L2"].renewals)
     for mode in ("ledger", "full"):
@@ -155,7 +155,7 @@ async def test_broken_json_arguments_become_a_tool_error_the_model_sees(toy_doma
     model = ScriptedModel(
         [ModelTurn(tool_calls=(bad,), malformed={"b1": "the arguments are not valid JSON (Expecting value at character 0)"}), turn(text="sorry")]
     )
-    session = Session(toy_domain, model, "full")
+    session = Session(toy_domain, model, "full", consent="text")
     await conversation(session, "hi")
     result = next(e for e in session.events if isinstance(e, ToolResult))
     assert result.error and "not valid JSON" in result.content and not result.executed
@@ -163,7 +163,7 @@ async def test_broken_json_arguments_become_a_tool_error_the_model_sees(toy_doma
 
 async def test_invalid_arguments_and_unknown_read_tools_are_errors_not_crashes(toy_domain):
     model = ScriptedModel([turn(call("get_loan_details", "a", loan=3)), turn(text="hmm")])
-    session = Session(toy_domain, model, "baseline")
+    session = Session(toy_domain, model, "baseline", consent="text")
     await conversation(session, "hi")
     result = next(e for e in session.events if isinstance(e, ToolResult))
     assert result.error and result.content == "Error: Tools.get_loan_details() got an unexpected keyword argument 'loan'"
@@ -171,7 +171,7 @@ async def test_invalid_arguments_and_unknown_read_tools_are_errors_not_crashes(t
 
 async def test_model_failure_is_a_notice_and_the_session_goes_on(toy_domain, tmp_path):
     model = ScriptedModel([turn(text="Hello!")])
-    session = Session(toy_domain, model, "full", out=tmp_path / "s.jsonl")
+    session = Session(toy_domain, model, "full", out=tmp_path / "s.jsonl", consent="text")
     await conversation(session, "hi", "are you there?")
     notices = [e for e in session.events if isinstance(e, Notice)]
     assert len(notices) == 1 and notices[0].level == "error"
@@ -182,7 +182,7 @@ async def test_model_failure_is_a_notice_and_the_session_goes_on(toy_domain, tmp
 
 
 async def test_operator_calls_go_through_the_same_gate(toy_domain):
-    session = Session(toy_domain, ScriptedModel([]), "full")
+    session = Session(toy_domain, ScriptedModel([]), "full", consent="text")
     await drain(session.start())
     events = await drain(session.operator_call("renew_loan", {"loan_id": "L1"}))
     decision = next(e.decision for e in events if isinstance(e, GateDecided))
@@ -196,7 +196,7 @@ async def test_operator_calls_go_through_the_same_gate(toy_domain):
 
 async def test_state_is_a_fold_over_the_recorded_events(toy_domain, tmp_path):
     model = ScriptedModel([turn(IDENTIFY, read_loan("L1", "r1")), turn(text="Renew L1?"), turn(renew("L1", "w")), turn(text="ok")])
-    session = Session(toy_domain, model, "full", out=tmp_path / "f.jsonl")
+    session = Session(toy_domain, model, "full", out=tmp_path / "f.jsonl", consent="text")
     await conversation(session, "ada@example.org renew L1", "yes")
     await drain(session.end())
     replayed = fold(read_trajectory(tmp_path / "f.jsonl").events)

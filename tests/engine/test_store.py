@@ -11,6 +11,7 @@ from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import SCHEMA_VERSION, SessionStarted, UserMessage
 from ledger_tui.engine.models import ScriptedModel
 from ledger_tui.engine.session import Session
+from ledger_tui.engine.fold import fold
 from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
 from tests.engine.helpers import drain, turn
 
@@ -147,16 +148,17 @@ SESSIONS = Path(__file__).resolve().parents[2] / "sessions"
 
 @pytest.mark.parametrize("name", ["airline-cancel-blocked.jsonl", "retail-refund-revise-then-allow.jsonl"])
 def test_version_1_trajectories_read_as_written(name):
-    """Files written before IRMA's event kinds (schema 2) read and fold exactly as today's do: the
-    same events, the same gate log, the same ledger."""
+    """Files written before IRMA's event kinds (schema 2) and before cards (schema 3) read and fold
+    exactly as today's do: the same events, the same gate log, the same ledger. They were recorded
+    without cards: today's sessions of the same scripts read consent from text, and say so."""
     old = read_trajectory(V1 / name)
     new = read_trajectory(SESSIONS / name)
-    assert old.started.schema_version == 1 and new.started.schema_version == SCHEMA_VERSION == 2
+    assert old.started.schema_version == 1 and new.started.schema_version == SCHEMA_VERSION == 3
     assert old.warnings == []
     assert old.events[1:] == new.events[1:]
-    assert old.started.model_copy(update={"schema_version": 2}) == new.started
-    from ledger_tui.engine.fold import fold
-
+    assert old.started.consent is None and new.started.consent == "text"
+    assert old.started.model_copy(update={"schema_version": 3, "consent": "text"}) == new.started
+    assert fold(old.events).context().consent == fold(new.events).context().consent == "text"
     before, after = fold(old.events), fold(new.events)
     assert before.gate_log == after.gate_log and before.ledger.render() == after.ledger.render()
 

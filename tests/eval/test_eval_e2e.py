@@ -108,9 +108,10 @@ async def test_an_interrupted_eval_resumes_without_redoing_finished_trials(toy_d
         requests_for_rest = len(server.requests) - before
     assert len(results) == 8 and len({r.key() for r in results}) == 8
     assert gc.get_freeze_count() == 0
-    # three renew-L1 trials took 7 requests each; one more L1 (7) and four L2 trials (6 each) remain
-    assert before == 21
-    assert requests_for_rest == 7 + 4 * 6, "finished trials were run again"
+    # three renew-L1 trials took 8 requests each (the agent's proposal, then the card the system
+    # shows, each answered by the customer); one more L1 (8) and four L2 trials (6 each) remain
+    assert before == 24
+    assert requests_for_rest == 8 + 4 * 6, "finished trials were run again"
     # The interrupted eval left coroutines whose finalizers run Python code. Collected here, not
     # whenever the collector next runs: CPython 3.11.7 fails an `ast.parse` (pytest's import hook)
     # that a finalizer interrupts ("AST constructor recursion depth mismatch"), which failed runs of

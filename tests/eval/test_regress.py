@@ -19,7 +19,7 @@ async def recorded(domain):
             turn(text="Done."),
         ]
     )
-    session = Session(domain, model, "full", timestamps=False)
+    session = Session(domain, model, "full", timestamps=False, consent="text")
     await drain(session.start())
     await drain(session.user_says("I'm ada@example.org, renew L2"))
     await drain(session.user_says("Yes please"))
@@ -56,7 +56,7 @@ async def test_a_relaxed_rule_turns_the_block_into_an_allow(toy_domain, tmp_path
 
 async def test_a_session_played_by_the_operator_replays_without_a_model(toy_domain):
     """No model turns at all: customer lines, the operator's words and calls are replayed as such."""
-    session = Session(toy_domain, ScriptedModel([]), "full", timestamps=False)
+    session = Session(toy_domain, ScriptedModel([]), "full", timestamps=False, consent="text")
     await drain(session.start())
     await drain(session.user_says("Hi, I'm ada@example.org, please renew L1", respond=False))
     await drain(session.operator_call("find_member_by_email", {"email": "ada@example.org"}))

@@ -62,7 +62,7 @@ async def _trial(domain, tasks, out: Path, task_id: str, mode: str, turns, messa
     path = trajectory_path(out, domain.name, mode, task_id, 0)
     session = Session(
         domain, ScriptedModel(turns), mode, env=fresh_environment(domain, task), out=path,  # type: ignore[arg-type]
-        task_id=task_id, session_id=f"{mode}-{task_id[:10]}", timestamps=False,
+        task_id=task_id, session_id=f"{mode}-{task_id[:10]}", timestamps=False, consent="text",
     )
     await drain(session.start())
     for text in messages:

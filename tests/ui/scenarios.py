@@ -42,7 +42,7 @@ REVISE_MESSAGES = ("I'm ada@example.org; please renew loan L1.", "Yes, go ahead.
 
 def scripted_session(domain: Domain, turns: list[ModelTurn], out: Path | None = None) -> Session:
     """A session with fixed ids and no wall clock, so screenshots are the same on every run."""
-    return Session(domain, ScriptedModel(turns), "full", out=out, session_id="test", timestamps=False)
+    return Session(domain, ScriptedModel(turns), "full", out=out, session_id="test", timestamps=False, consent="text")
 
 
 async def record(domain: Domain, turns: list[ModelTurn], messages: tuple[str, ...], out: Path | None = None) -> list[Event]:

@@ -206,7 +206,7 @@ async def operator_renews(pilot, loan: str, book: str) -> None:
 
 
 async def test_no_model_operator_speaks_as_the_agent_and_reaches_allow(toy):
-    app = make_app(domain=toy, model=None)
+    app = make_app(domain=toy, model=None, session_options={"consent": "text"})  # the yes read from text
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         await screen.wait_idle()

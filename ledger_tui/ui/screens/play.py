@@ -21,13 +21,24 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, Notice, SessionEnded, ToolCallProposed, ToolResult, UserMessage
+from ledger_tui.engine.events import (
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    Event,
+    GateDecided,
+    LedgerUpdated,
+    Notice,
+    SessionEnded,
+    ToolCallProposed,
+    ToolResult,
+    UserMessage,
+)
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session
 from ledger_tui.ui.console import Command, ConsoleError, parse_line
 from ledger_tui.ui.guide import Guide, seen_values, starters
-from ledger_tui.ui.messages import EventRecorded, ModelBusy
+from ledger_tui.ui.messages import CardAnswered, EventRecorded, ModelBusy
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import BusyIndicator
 
@@ -59,6 +70,9 @@ class ToolsScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(Text(shown("\n".join(self.lines))))
             yield Static(Text("\nEsc closes. On the console, Tab completes names and ids.", style="dim"))
+
+
+CARD_HINT = "A confirmation card awaits the customer's answer: y yes, n no (on the card), or type a reply (Esc: the console)."
 
 
 class PlayScreen(WorkbenchScreen):
@@ -196,6 +210,12 @@ class PlayScreen(WorkbenchScreen):
     def action_focus_console(self) -> None:
         self.query_one("#console", Input).focus()
 
+    def on_card_answered(self, message: CardAnswered) -> None:
+        """`y` / `n` on the open card: the customer says yes or no."""
+        message.stop()
+        self.submit(Command(kind="customer", text=message.answer))
+        self.action_focus_console()
+
     # ------------------------------------------------------------------ guidance
     def _values(self, tool: str, argument: str) -> list[str]:
         calls = [(e.call.name, e.call.arguments) for e in self.events if isinstance(e, ToolCallProposed)]
@@ -244,6 +264,14 @@ class PlayScreen(WorkbenchScreen):
             self.conversation.append(event)
         else:
             self.conversation.append(event)
+        hint = self.query_one("#console-hint", Static)
+        if isinstance(event, ConfirmationRequested):
+            self.conversation.open_card(event.card)
+            hint.update(Text(CARD_HINT))
+        elif isinstance(event, ConfirmationAnswered):
+            self.conversation.close_card(event.card)
+            if str(hint.render()) == CARD_HINT:
+                hint.update("")
         if isinstance(event, Notice) and event.level == "error":
             self.notify(shown(event.text, markup=True), severity="error", timeout=8)
         if isinstance(event, SessionEnded):

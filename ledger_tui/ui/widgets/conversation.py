@@ -25,6 +25,8 @@ from textual.widgets import Static
 
 from ledger_tui.engine.events import (
     AssistantMessage,
+    ConfirmationAnswered,
+    ConfirmationRequested,
     Event,
     GateDecided,
     GateDecision,
@@ -38,6 +40,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.irma import clipped
 from ledger_tui.engine.outside import shown
+from ledger_tui.ui.messages import CardAnswered
 from ledger_tui.ui.widgets.laid_out import laid_out_size
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 
@@ -53,9 +56,20 @@ def _nothing() -> None:
 
 
 class Line(Static):
-    """One line of the conversation (customer, agent, refusal, notice, helper)."""
+    """One line of the conversation (customer, agent, refusal, notice, helper, card).
+
+    A confirmation card awaiting the customer's answer (`-open`, in play) takes the focus: `y` and
+    `n` answer it for the customer."""
 
     virtual_size = laid_out_size()
+    BINDINGS = [
+        Binding("y", "answer('yes')", "Yes", id="card.yes"),
+        Binding("n", "answer('no')", "No", id="card.no"),
+    ]
+
+    def action_answer(self, answer: str) -> None:
+        if self.has_class("-open"):
+            self.post_message(CardAnswered(answer))
 
 
 def _styled_as(widget: Widget) -> frozenset[str]:
@@ -94,6 +108,7 @@ class ConversationView(VerticalScroll):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.cards: dict[str, Line] = {}  # each confirmation card's line, by card id
         self._log: list[Shown] = []
         self._first_pos = 0  # position of the first entry of `_log` among the events synced
         self._earlier_count = 0  # what the "earlier events" line says
@@ -153,6 +168,21 @@ class ConversationView(VerticalScroll):
         self.release_anchor()  # the pane stays where it is while the call opens below
         item.collapsed = not item.collapsed
         item.query_one("CollapsibleTitle").focus()
+
+    def open_card(self, card: str) -> None:
+        """The card awaits the customer's answer (play): it takes the focus, `y` / `n` answer it."""
+        line = self.cards.get(card)
+        if line is None:
+            return
+        line.add_class("-open")
+        line.can_focus = True
+        self.call_after_refresh(line.focus)
+
+    def close_card(self, card: str) -> None:
+        line = self.cards.get(card)
+        if line is not None:
+            line.remove_class("-open")
+            line.can_focus = False
 
     def append(self, event: Event) -> None:
         """Show one event (events that are not conversation are remembered and ignored)."""
@@ -425,6 +455,17 @@ class ConversationView(VerticalScroll):
             return Shown(event.seq, lambda: target.set_result(None), event=event, target=target)
         if isinstance(event, Refusal):
             return self._line(event, Text.assemble((self._refuser(event), "bold"), shown(event.text)), "refusal", before)
+        if isinstance(event, ConfirmationRequested):  # the system asks, not the model
+            text = Text.assemble((f"confirmation card ({event.card})\n", "bold"), shown(event.text))
+            entry = self._line(event, text, "card", before)
+            assert isinstance(entry.widget, Line)
+            entry.widget.can_focus = False
+            self.cards[event.card] = entry.widget
+            return entry
+        if isinstance(event, ConfirmationAnswered):
+            ran = f"; runs {', '.join(event.runs)}" if event.runs else "; nothing runs"
+            text = Text.assemble(("card answered  ", "bold"), f"{event.answer} — {shown(event.reason)}{ran}")
+            return self._line(event, text, f"card-answer -{event.answer}", before)
         if isinstance(event, Notice):
             return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
         if isinstance(event, HelperCall):  # IRMA's helper calls, before the agent answers

@@ -41,7 +41,7 @@ REBUILD = 20  # removing more rows than this at once: rebuild instead (removing 
 class GateLog(DataTable[Text]):
     """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
 
-    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--needs-read"}
+    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--needs-read", "gate-log--consent"}
     BINDINGS = [
         Binding("enter", "explain", "Why?", id="gate_log.explain"),
         # the cursor goes to the first/last row; the header row stays in view
@@ -300,8 +300,14 @@ class GateLog(DataTable[Text]):
 
 
 def row_class(d: GateDecision) -> str:
-    """`allow`, `revise`, `block`, or `needs-read` for a stop that only needs a read."""
-    return "needs-read" if d.category() == "needs_read" else d.verdict.value.lower()
+    """`allow`, `revise`, `block`, `needs-read` for a stop that only needs a read, or `consent`
+    for a call held while the customer answers a card."""
+    category = d.category()
+    if category == "needs_read":
+        return "needs-read"
+    if d.held():
+        return "consent"
+    return d.verdict.value.lower()
 
 
 def describe(decision: GateDecision) -> str:
@@ -310,6 +316,8 @@ def describe(decision: GateDecision) -> str:
     failed = decision.failed()
     if not failed:
         return "all checks passed"
+    if decision.held():
+        return "asking the customer on a card: every other check passed"
     broken = [p.name for p in failed if not p.needs_a_read()]
     reads = [p.name for p in failed if p.needs_a_read()]
     if not broken:
