@@ -272,6 +272,13 @@ class SessionState:
             if not isinstance(getattr(self, name), GrowSet):
                 object.__setattr__(self, name, GrowSet(getattr(self, name)))
 
+    def confirming(self, call_id: str) -> str | None:
+        """The card whose yes ran this call (the engine's run of a confirmed card), if any."""
+        for event in reversed(self.conversation):
+            if isinstance(event, ConfirmationAnswered) and call_id in event.runs:
+                return event.card
+        return None
+
     def context(self) -> SessionContext:
         ledger = self.ledger
         found = sorted(ledger.under(IDENTIFIED_PREFIX), key=ledger.position)  # in the order they were identified

@@ -271,7 +271,7 @@ class Session:
     async def _run_confirmed(self, card: ConfirmationRequested, runs: list[str]) -> AsyncIterator[Event]:
         """Run the calls the customer confirmed, in card order, as one message of the gate's,
         each under a fresh id and gated again on the ledger as it is now; a BLOCK ends the run."""
-        calls = [c.model_copy(update={"id": rid, "requestor": "assistant"}) for c, rid in zip(card.calls, runs)]
+        calls = [c.model_copy(update={"id": rid}) for c, rid in zip(card.calls, runs)]
         yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
         self.transcript.append(assistant_message("", calls))
         self._confirming = card.card

@@ -9,6 +9,7 @@ is executed; this only answers "what would change the verdict?".
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
@@ -70,7 +71,11 @@ def what_if(decided: GateDecided, before: SessionState, domain: Domain, edits: E
             ledger, _ = state(ledger, [(path, value)], source_call="what-if edit", source_seq=None)
         else:
             ledger, _ = absorb(ledger, [(path, value)], source_call="what-if edit", source_seq=None)
-    return evaluate(call, domain, ledger, before.context())
+    context = before.context()
+    card = before.confirming(decided.decision.call.id)
+    if card is not None:  # the call ran on a card's yes: judged as the engine judged it then
+        context = dataclasses.replace(context, confirming=card)
+    return evaluate(call, domain, ledger, context)
 
 
 def editable_targets(decided: GateDecided, before: SessionState) -> list[Edit]:

@@ -84,3 +84,19 @@ async def test_a_typed_reply_answers_the_card_too_and_replay_shows_card_and_answ
         assert not card.has_class("-open") and not card.can_focus  # replay answers nothing
         [card_event] = [e for e in events if isinstance(e, ConfirmationRequested)]
         assert "Renew loan L1" in card_event.text
+
+
+def test_what_if_flips_the_recorded_answer_of_a_call_run_on_a_card():
+    from ledger_tui.domains import load_domain
+    from ledger_tui.engine.fold import fold
+    from ledger_tui.examples import resolve_session
+    from ledger_tui.ui.whatif import Edit, editable_targets, what_if
+
+    events = read_trajectory(resolve_session("airline-cancel-on-a-card")).events
+    ran = [e for e in events if e.type == "gate_decision"][-1]
+    before = fold(events, events.index(ran) - 1)
+    domain = load_domain("airline")
+    assert "consent.card_1 › answer" in [t.label() for t in editable_targets(ran, before)]
+    assert what_if(ran, before, domain, []).verdict == Verdict.ALLOW  # as recorded: it ran on the yes
+    flipped = what_if(ran, before, domain, [Edit("ledger", "consent.card_1", "no", field="answer")])
+    assert flipped.verdict == Verdict.REVISE and flipped.category() == "consent"
