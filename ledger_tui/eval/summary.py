@@ -103,10 +103,6 @@ def k_ranges(ks: list[int]) -> str:
     return ", ".join(out)
 
 
-def plural_runs(n: int) -> str:
-    return f"{n} run" if n == 1 else f"{n} runs"
-
-
 def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     if not summaries:
         return ["no results"]
@@ -140,8 +136,8 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     for s in summaries:  # consent: how it was observed, the cards shown, the simulator's out-of-scope endings
         p = s.per_run
         if s.consent or s.out_of_scope:
-            cards = f"; {p['cards']:.2f} cards and {p['held']:.2f} held writes per run" if s.consent == "card" else ""
-            lines.append(f"{s.mode}: consent {s.consent or 'not judged'}{cards}; {plural_runs(s.out_of_scope)} ended as out of scope")
+            cards = f", {p['cards']:.2f} cards and {p['held']:.2f} held writes a run" if s.consent == "card" else ""
+            lines.append(f"{s.mode}: consent {s.consent or 'not judged'}{cards}, {s.out_of_scope} out of scope")
     for s in summaries:  # IRMA's helper calls: not in the agent's columns above
         p = s.per_run
         if p.get("helper_calls"):
