@@ -91,7 +91,9 @@ class LedgerWorkbench(App[None]):
                 except LedgerTuiError:
                     pass
             session.close()
-        self.exit()
+        # a quit that comes after an error (Textual sets return code 1 and closes) keeps its status:
+        # exit() would set 0. On Python 3.12+ (eager tasks) a key pressed as the app fails gets here
+        self.exit(return_code=self.return_code or 0)
 
 
 def domain_for(name: str | None) -> tuple[Domain | None, str]:

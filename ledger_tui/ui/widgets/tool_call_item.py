@@ -123,8 +123,10 @@ class ToolCallItem(Collapsible):
         return self.Contents(self._detail)
 
     def set_decision(self, decision: GateDecision | None) -> None:
-        # styles are applied at mount, or by `settle`: until then a class is only noted
-        update = self.is_mounted and not self._deferred
+        # styles are applied at mount, or by `settle`: until then a class is only noted. Attached, not
+        # `is_mounted`: mount() styles the item and its compose its title before `is_mounted` is set
+        # (on Python 3.12+ at once, in mount(), as Textual starts tasks eagerly there)
+        update = self.is_attached and not self._deferred
         if self.decision is not None:
             self.remove_class(f"-{row_class(self.decision)}", update=update)
         self.decision = decision
@@ -135,7 +137,7 @@ class ToolCallItem(Collapsible):
 
     def set_result(self, result: ToolResult | None) -> None:
         self.result = result
-        self.set_class(result is not None and result.error, "-error", update=self.is_mounted and not self._deferred)
+        self.set_class(result is not None and result.error, "-error", update=self.is_attached and not self._deferred)
         if self._detail is not None:
             self._detail.update(self._detail_text())
         if not self._deferred:
