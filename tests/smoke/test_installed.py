@@ -61,6 +61,16 @@ def test_no_module_named_domains_is_loaded(elsewhere: Path):
     assert "airline" in cli(elsewhere, "domains")
 
 
+def test_help_lists_the_commands_and_each_command_runs(elsewhere: Path):
+    """With some typer and click releases every subcommand printed the version and exited 0
+    without running, or --help crashed: the floors are where neither happens."""
+    shown = cli(elsewhere, "--help")
+    assert all(name in shown for name in ("replay", "why", "eval", "examples", "play"))
+    assert "--consent" in cli(elsewhere, "eval", "--help") and "ledger-tui[ray]" in cli(elsewhere, "eval", "--help")
+    assert cli(elsewhere, "--version").strip() == "ledger-tui 0.1.0"
+    assert "0.1.0" not in cli(elsewhere, "examples")
+
+
 def test_shipped_sessions_and_scripts_by_name_from_any_folder(elsewhere: Path, tmp_path: Path):
     listed = cli(elsewhere, "examples")
     assert "airline-cancel-blocked" in listed and "airline/cancel_blocked" in listed
