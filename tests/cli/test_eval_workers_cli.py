@@ -19,16 +19,18 @@ from tests.cli.test_cli import ROOT, cli, one_sentence_error
 from tests.loopback import LoopbackServer
 
 TASK = "airline_01_cancel_recent_booking"  # the task benchmarks/eval.py replays
-RUNS = 8
+# three waves of four runs: Ctrl-C comes after the first, with two to go (a run is 7 model calls
+# since the gold agent asks on a card instead of proposing in text; two waves of 8 runs left too
+# little, and a loaded machine finished them all before the signal)
+RUNS = 12
 
 
 @pytest.fixture(scope="module")
 def server():
-    # 250 ms a call: the runs left when Ctrl-C is sent take over a second, so a loaded machine
-    # (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms, one such
-    # run exited 0, every run finished, in both Ctrl-C tests; at 150 ms too, on a loaded machine,
-    # once a run took fewer calls: the gold agent asks on a card instead of proposing in text)
-    with LoopbackServer(responder_for("airline"), latency=0.25, keep_requests=False) as running:
+    # 150 ms a call: the runs left when Ctrl-C is sent take over two seconds (RUNS), so a loaded
+    # machine (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms,
+    # one such run exited 0, every run finished, in both Ctrl-C tests)
+    with LoopbackServer(responder_for("airline"), latency=0.15, keep_requests=False) as running:
         yield running
 
 

@@ -236,11 +236,10 @@ def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothi
 @pytest.fixture(scope="module")
 def airline_model():
     """The model of the CLI tests: the gold run of `start`'s task, replayed (benchmarks/eval.py)."""
-    # 250 ms a call: the runs left when Ctrl-C is sent take over a second, so a loaded machine
-    # (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms, one such
-    # run exited 0, every run finished, in both Ctrl-C tests; at 150 ms too, on a loaded machine,
-    # once a run took fewer calls: the gold agent asks on a card instead of proposing in text)
-    with LoopbackServer(responder_for("airline"), latency=0.25, keep_requests=False) as running:
+    # 150 ms a call: the runs left when Ctrl-C is sent take over two seconds (RUNS), so a loaded
+    # machine (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms,
+    # one such run exited 0, every run finished, in both Ctrl-C tests)
+    with LoopbackServer(responder_for("airline"), latency=0.15, keep_requests=False) as running:
         yield running
 
 
