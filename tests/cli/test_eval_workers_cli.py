@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,18 +20,51 @@ from tests.cli.test_cli import ROOT, cli, one_sentence_error
 from tests.loopback import LoopbackServer
 
 TASK = "airline_01_cancel_recent_booking"  # the task benchmarks/eval.py replays
-# three waves of four runs: Ctrl-C comes after the first, with two to go (a run is 7 model calls
-# since the gold agent asks on a card instead of proposing in text; two waves of 8 runs left too
-# little, and a loaded machine finished them all before the signal)
-RUNS = 12
+RUNS = 8
 
 
 @pytest.fixture(scope="module")
 def server():
-    # 150 ms a call: the runs left when Ctrl-C is sent take over two seconds (RUNS), so a loaded
-    # machine (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms,
-    # one such run exited 0, every run finished, in both Ctrl-C tests)
+    # 150 ms a call: the runs left when a worker is killed take over a second, so a loaded machine
+    # (CI beside other jobs) does not finish them all first (the Ctrl-C tests hold the model instead:
+    # `held`)
     with LoopbackServer(responder_for("airline"), latency=0.15, keep_requests=False) as running:
+        yield running
+
+
+class TwoRunsThenHold:
+    """The replayed model, which holds every request once two runs have ended, until `release()`:
+    Ctrl-C then lands with runs in flight however fast or loaded the machine is (timing alone, a
+    run of 7 model calls at 150 ms, let a full suite finish every run before the signal)."""
+
+    def __init__(self, responder) -> None:
+        self.responder = responder
+        self.ended = 0
+        self.released = False
+        self.lock = threading.Lock()
+
+    def __call__(self, request):
+        reply = self.responder(request)
+        with self.lock:
+            if self.released:
+                return reply
+            if self.ended >= 2:
+                return {"hang": 120}
+            if "###STOP###" in (reply.get("text") or ""):
+                self.ended += 1
+        return reply
+
+    def release(self) -> None:
+        with self.lock:
+            self.released = True
+
+
+@pytest.fixture
+def held():
+    """A loopback model (its `gate`: the TwoRunsThenHold) for a test that interrupts an eval."""
+    gate = TwoRunsThenHold(responder_for("airline"))
+    with LoopbackServer(gate, latency=0.15, keep_requests=False) as running:
+        running.gate = gate
         yield running
 
 
@@ -77,7 +111,8 @@ def test_bad_worker_counts_are_one_sentence(tmp_path: Path, flags: list[str]):
     assert not (tmp_path / "out").exists()
 
 
-def test_ctrl_c_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the_rest(server, tmp_path: Path):
+def test_ctrl_c_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the_rest(held, tmp_path: Path):
+    server = held
     out = tmp_path / "out"
     proc = start(server, out)
     wait_for_lines(out, 2, proc)
@@ -91,6 +126,7 @@ def test_ctrl_c_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the
     assert f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}" in stderr, stderr
     time.sleep(0.2)
     assert [p for p in group if running(p)] == []
+    server.gate.release()
     again = start(server, out)
     _, stderr = again.communicate(timeout=60)
     assert again.returncode == 0, stderr

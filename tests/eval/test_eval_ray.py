@@ -31,7 +31,7 @@ from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
 from ledger_tui.eval.workers import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
 from tests.cli.test_eval_workers_cli import RUNS as CLI_RUNS
-from tests.cli.test_eval_workers_cli import start, wait_for_lines
+from tests.cli.test_eval_workers_cli import held, start, wait_for_lines  # noqa: F401  (held: a fixture)
 from tests.eval.test_eval_workers import RUNS, config, interrupt_then_resume, steady, without_timing
 from tests.loopback import LoopbackServer
 from tests.toy_domain import build_toy
@@ -236,17 +236,17 @@ def test_an_unusable_backend_or_cluster_address_is_one_sentence_and_writes_nothi
 @pytest.fixture(scope="module")
 def airline_model():
     """The model of the CLI tests: the gold run of `start`'s task, replayed (benchmarks/eval.py)."""
-    # 150 ms a call: the runs left when Ctrl-C is sent take over two seconds (RUNS), so a loaded
-    # machine (CI beside other jobs) does not finish them all before the signal arrives (at 50 ms,
-    # one such run exited 0, every run finished, in both Ctrl-C tests)
+    # 150 ms a call: the runs left when a worker is killed take over a second, so a loaded machine
+    # (CI beside other jobs) does not finish them all first (the Ctrl-C tests hold the model instead:
+    # `held`)
     with LoopbackServer(responder_for("airline"), latency=0.15, keep_requests=False) as running:
         yield running
 
 
-def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(airline_model, tmp_path):
+def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(held, tmp_path):
     # (a resume after an interruption is the same on either backend: see the in-process test above)
     out = tmp_path / "out"
-    proc = start(airline_model, out, "--backend", "ray")
+    proc = start(held, out, "--backend", "ray")
     wait_for_lines(out, 2, proc)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
