@@ -275,6 +275,13 @@ class _Endpoint:
         return entry
 
     async def close(self) -> None:
+        # a question still in flight (a context window asked at Ctrl-C) ends before its client
+        # does: left running, it would fail on the closed client and asyncio.run would print that
+        asking, self.asking = list(self.asking.values()), {}
+        for task in asking:
+            task.cancel()
+        if asking:
+            await asyncio.gather(*asking, return_exceptions=True)
         clients, self.clients = self.clients, []
         for entry in clients:
             await entry[0].close()
@@ -441,6 +448,8 @@ class OpenAIModel:
             raw = await asyncio.wait_for(call, _deadline(seconds))
             return None if too_deep(raw.decode("utf-8", "replace")) is not None else json.loads(raw)
         except (openai.OpenAIError, ValueError, UnicodeDecodeError, RecursionError, TimeoutError):
+            return None
+        except RuntimeError:  # the client was closed under the request (the run is ending)
             return None
         finally:
             lease[1] -= 1

@@ -300,3 +300,32 @@ async def test_a_window_question_left_behind_by_cancelled_sessions_never_prints_
     await asyncio.sleep(0)
     loop.set_exception_handler(None)
     assert not reported, reported
+
+
+def test_a_window_question_in_flight_when_the_eval_ends_is_ended_with_it():
+    """Ctrl-C during an eval: the sessions are cancelled and the model closed while the context
+    window is still being asked of a server that has not answered. The question must end with the
+    client, not fail on it later, where asyncio.run's shutdown prints two tracebacks."""
+    import asyncio
+    import socket
+
+    silent = socket.socket()  # accepts connections (the kernel's backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    reported: list[dict] = []
+
+    async def main(steps: int) -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: reported.append(context))
+        model = OpenAIModel(model="m", base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1", api_key="k")
+        waiting = asyncio.ensure_future(model.context_window())
+        for _ in range(steps):  # the question gets this far: asked, its request being built, sent
+            await asyncio.sleep(0)
+        waiting.cancel()
+        await model.aclose()
+
+    try:
+        for steps in range(12):  # every point the question can be at when Ctrl-C lands
+            asyncio.run(main(steps))
+            assert not reported, (steps, [c.get("message") for c in reported])
+    finally:
+        silent.close()
