@@ -5,6 +5,7 @@ Members borrow books; a loan can be renewed at most twice, only by its borrower,
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -142,6 +143,12 @@ DB = LibraryDB(
 )
 
 
+def _identify_hint(arguments: dict, said: list[str]) -> SuggestedCall:
+    """The lookup of the email the member gave (the last one), else of the email to ask for."""
+    given = [m.rstrip(".") for text in said for m in re.findall(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text or "")]
+    return SuggestedCall(name="find_member_by_email", arguments={"email": given[-1] if given else "<the member's email>"})
+
+
 def build_toy() -> Domain:
     folder = Path(tempfile.mkdtemp(prefix="toy-domain-"))
     (folder / "policy.md").write_text(POLICY, encoding="utf-8")
@@ -157,5 +164,5 @@ def build_toy() -> Domain:
         statements=[keyword_statement("urgency", "the member says it is urgent", {"urgent": ["urgent", "asap"]})],
         sources=[("loans.{loan_id}", "get_loan_details")],
         proposal_terms=renew_terms,
-        identify_hint=lambda args, said: SuggestedCall(name="find_member_by_email", arguments={"email": "<the member's email>"}),
+        identify_hint=_identify_hint,
     )

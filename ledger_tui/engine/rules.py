@@ -13,6 +13,7 @@ from ledger_tui.engine import consent
 from ledger_tui.engine.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
+from ledger_tui.engine.speaker import given_for_another
 
 
 def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Predicate:
@@ -23,6 +24,16 @@ def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Pre
             return None
         said = ctx.session.user_messages
         hint_call = ctx.domain.identify_hint(ctx.arguments, said) if ctx.domain.identify_hint else None
+        given = [v for v in (hint_call.arguments.values() if hint_call is not None else ()) if isinstance(v, str) and v]
+        quote = next((q for q in (given_for_another(said, v) for v in given) if q is not None), None)
+        if quote is not None:
+            # identity is bound to who speaks: another person's details identify nobody
+            return ctx.fail(
+                f"The customer gave what identifies another person, not themselves (“{quote}”): a caller "
+                "acting for someone else is not that person, so nobody is identified.",
+                "Decline politely: the account holder must contact us themselves. Offer to help with the "
+                f"caller's own account if they identify themselves ({how}).",
+            )
         if hint_call is not None and hint_call.signature() not in ctx.session.reads_failed:
             # a policy step, not missing evidence: the lookup may find nobody
             return ctx.fail(

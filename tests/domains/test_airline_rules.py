@@ -119,8 +119,12 @@ def test_a_second_customer_in_the_conversation_blocks_writes():
     other = PLANTED["cancel_business"]["user_id"]
     p.read("get_user_details", user_id=other)  # a lookup of someone the customer never named identifies nobody
     allowed(gate(p, "cancel_reservation", reservation_id=rid))
-    p.say(f"Oh, and my colleague's user id is {other}.")
+    p.say(f"Oh, and my colleague's user id is {other}.")  # another person's: identifies nobody
     p.read("get_user_details", user_id=other)
+    allowed(gate(p, "cancel_reservation", reservation_id=rid))
+    second = next(s["user_id"] for s in PLANTED.values() if s.get("user_id") not in (uid, other))
+    p.say(f"I have a second account as well, my other user id is {second}.")  # the caller's own
+    p.read("get_user_details", user_id=second)
     stopped(gate(p, "cancel_reservation", reservation_id=rid), Verdict.BLOCK, "one_customer_per_conversation")
 
 

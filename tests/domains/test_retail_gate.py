@@ -110,7 +110,11 @@ def test_one_customer_per_conversation():
     p.read("find_user_id_by_email", email=other.email)  # never said by the customer: identifies nobody
     assert_allowed(propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS))
     p.say(f"Actually, my husband's email is {other.email}, could you check his account too?")
-    p.read("find_user_id_by_email", email=other.email)
+    p.read("find_user_id_by_email", email=other.email)  # another person's: identifies nobody
+    assert_allowed(propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS))
+    second = next(u for u in DB.users.values() if u.user_id not in (order.user_id, other.user_id))
+    p.say(f"Oh, I also have an older account with you: my email there is {second.email}.")
+    p.read("find_user_id_by_email", email=second.email)
     decision = propose(p, "modify_pending_order_address", order_id=order.order_id, **ADDRESS)
     assert_stopped(decision, Verdict.BLOCK, "one_customer_per_conversation")
 

@@ -140,9 +140,22 @@ def test_a_second_identified_patient_blocks_every_write():
     other = next(q for q in DB.patients.values() if q.patient_id != a.patient_id)
     p.read("find_patient_by_email", email=other.email)  # never given by the patient: identifies nobody
     assert_allowed(decide(p, "cancel_appointment", appointment_id=a.appointment_id))
-    p.say(f"Could you also look at my son's account? His email is {other.email}.")
+    p.say(f"I have a second file with you too, my other email is {other.email}.")
     p.read("find_patient_by_email", email=other.email)
     assert_stopped(decide(p, "cancel_appointment", appointment_id=a.appointment_id), Verdict.BLOCK, "one_customer_per_conversation")
+
+
+def test_a_relatives_email_identifies_nobody_and_their_appointment_stays_theirs():
+    a = upcoming()
+    p = probe_for(a.patient_id)
+    p.read("get_appointment_details", appointment_id=a.appointment_id)
+    son = next(q for q in DB.patients.values() if q.patient_id != a.patient_id and scheduled(q.patient_id))
+    p.say(f"Could you also look at my son's account? His email is {son.email}.")
+    p.read("find_patient_by_email", email=son.email)  # the caller acts for him: he is not identified
+    theirs = scheduled(son.patient_id)[0]
+    p.read("get_appointment_details", appointment_id=theirs.appointment_id)
+    assert_stopped(decide(p, "cancel_appointment", appointment_id=theirs.appointment_id), Verdict.BLOCK, "record_owned_by_customer")
+    assert_allowed(decide(p, "cancel_appointment", appointment_id=a.appointment_id))  # the caller's own
 
 
 def test_writes_need_the_details_listed_and_an_explicit_yes():
