@@ -140,18 +140,40 @@ def render(domain: "Domain", calls: list[ToolCall], ledger: "Ledger", session: "
     for v in values:
         if _scalar(v) not in shown:
             shown.append(_scalar(v))
-    return Rendered(lines, card_text(lines), families, shown)
+    return Rendered(lines, card_text(lines, holder(ledger, session.user_id)), families, shown)
 
 
-def card_text(lines: list[CardLine]) -> str:
+def holder(ledger: "Ledger", user_id: str | None) -> str | None:
+    """Whose account the card's changes are made on, as the profile read shows them: "Grace Scott
+    (grace_scott_6483)", or the id alone when no profile with a name was read."""
+    if not user_id:
+        return None
+    for prefix in ("users", "customers", "patients", "members"):
+        profile = ledger.value(f"{prefix}.{user_id}")
+        if isinstance(profile, dict):
+            name = profile.get("name")
+            if isinstance(name, dict):
+                name = " ".join(str(name.get(k) or "") for k in ("first_name", "last_name")).strip()
+            if not isinstance(name, str) or not name:
+                name = profile.get("full_name") or " ".join(
+                    str(profile.get(k) or "") for k in ("first_name", "last_name")
+                ).strip()
+            if isinstance(name, str) and name:
+                return f"{name} ({user_id})"
+    return user_id
+
+
+def card_text(lines: list[CardLine], account: str | None = None) -> str:
+    """The card as the customer reads it; `account` names the account holder the changes are for."""
+    whose = [f"On the account of {account}."] if account else []
     if len(lines) == 1:
         body = [f"- {lines[0].action}."] + [f"  {d}." if not d.endswith(".") else f"  {d}" for d in lines[0].details]
-        return "\n".join([f"{CARD_OPENING}:", *body, QUESTION])
+        return "\n".join([f"{CARD_OPENING}:", *whose, *body, QUESTION])
     body = []
     for n, line in enumerate(lines, 1):
         body.append(f"{n}. {line.action}.")
         body.extend(f"   {d}." if not d.endswith(".") else f"   {d}" for d in line.details)
-    return "\n".join([f"{CARD_OPENING} these {len(lines)} changes:", *body, QUESTION_MANY])
+    return "\n".join([f"{CARD_OPENING} these {len(lines)} changes:", *whose, *body, QUESTION_MANY])
 
 
 def card_texts(lines: list[CardLine]) -> list[str]:

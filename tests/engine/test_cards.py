@@ -132,3 +132,22 @@ async def test_ungated_modes_record_no_consent_mode(toy_domain):
     await drain(session.start())
     assert session.state.started.consent is None
     assert '"consent"' not in session.state.started.model_dump_json()
+
+
+async def test_the_card_names_the_account_holder_the_changes_are_made_on(toy_domain):
+    _, _, events = await held_session(toy_domain)
+    card = events[-1]
+    assert isinstance(card, ConfirmationRequested)
+    # the identified customer, by the name their profile read shows, else by their id
+    assert card.text.splitlines()[1] == "On the account of m1."
+
+
+def test_the_holder_is_named_as_the_profile_read_shows_them():
+    from ledger_tui.engine.cards import holder
+    from ledger_tui.engine.ledger import Ledger, absorb
+
+    ledger, _ = absorb(Ledger(), [("users.grace_scott_6483", {"name": {"first_name": "Grace", "last_name": "Scott"}}),
+                                  ("customers.C1001", {"full_name": "John Smith"})], source_call="read", source_seq=1)
+    assert holder(ledger, "grace_scott_6483") == "Grace Scott (grace_scott_6483)"
+    assert holder(ledger, "C1001") == "John Smith (C1001)"
+    assert holder(ledger, "nobody_1") == "nobody_1" and holder(ledger, None) is None
