@@ -39,7 +39,8 @@ def short(value: Any, limit: int = 160) -> str:
 
 
 def category_label(d: GateDecision) -> str:
-    """`allowed`, `violation`, `asks the customer` (held for a card) or `needs a read`."""
+    """`allowed`, `violation`, `inferred from text`, `asks the customer` (held for a card) or
+    `needs a read`."""
     return CATEGORY_LABELS[d.category()]
 
 
@@ -52,10 +53,12 @@ def verdict_label(d: GateDecision, sep: str = " · ") -> str:
 
 def verdict_tag(d: GateDecision) -> str:
     """The verdict as a narrow row shows it: `REVISE · read` for a stop that only needs a read,
-    `REVISE · card` for a call held while the customer answers a card, the bare verdict otherwise
-    (a stop without the tag is a violation)."""
+    `REVISE · card` for a call held while the customer answers a card, `REVISE · text` for a stop
+    the free-text reader decided, the bare verdict otherwise (a stop without the tag is a violation)."""
     if d.category() == "needs_read":
         return f"{d.verdict.value} · read"
+    if d.category() == "inferred":
+        return f"{d.verdict.value} · text"
     return f"{d.verdict.value} · card" if d.held() else d.verdict.value
 
 
@@ -64,6 +67,8 @@ def check_label(p: PredicateResult, arrow: str = "→") -> str:
     if p.passed:
         return "pass"
     mark = f"FAIL{arrow}{p.verdict_on_fail.value}"
+    if p.inferred:
+        return f"{mark} · inferred from text"
     return f"{mark} · {READ_MARK}" if p.needs_a_read() else mark
 
 
@@ -76,7 +81,7 @@ def stated_where(r: EvidenceRead) -> str:
 def category_counts(chosen: Iterable[GateDecided]) -> str:
     """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
     counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
-    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "needs_read", "consent") if counts[c])
+    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "inferred", "needs_read", "consent") if counts[c])
 
 
 def explain_decision(event: GateDecided, policy: str | None = None, only_failed: bool = False) -> list[str]:

@@ -594,7 +594,7 @@ def bags_the_customer_wants(ctx: GateContext) -> Failure | None:
     before = _reservation(ctx)["total_baggages"] if "reservation_id" in a else 0
     if a["total_baggages"] > before:
         said = next((e.quote for e in ctx.reads if e.path == "said.bags_needed" and e.quote), "")
-        return ctx.fail(
+        return ctx.inferred(
             f"The customer said they don't need checked bags{f' ({said!r})' if said else ''}, but the call adds {a['total_baggages'] - before}.",
             "Book no bags the customer did not ask for; ask them if unsure.",
         )
@@ -624,7 +624,7 @@ def same_passenger_count(ctx: GateContext) -> Failure | None:
 def cancel_reason_asked(ctx: GateContext) -> Failure | None:
     """The customer gave a reason for cancelling."""
     if ctx.stated("cancel_reason", ctx.arguments["reservation_id"]) is None:
-        return ctx.fail("The customer has not said why they want to cancel.", "Ask the customer for the reason of the cancellation.")
+        return ctx.inferred("The customer has not said why they want to cancel.", "Ask the customer for the reason of the cancellation.")
     return None
 
 
@@ -664,7 +664,7 @@ def cancel_eligible(ctx: GateContext) -> Failure | None:
     if res["insurance"] == "yes" and reason in ("health", "weather"):
         return None
     if res["insurance"] == "yes" and reason is None:
-        return ctx.fail(
+        return ctx.inferred(
             f"Reservation {res['reservation_id']} is insured: whether it can be cancelled depends on the customer's reason, which they have not given.",
             "Ask the customer why they want to cancel.",
             verdict=Verdict.REVISE,
@@ -677,7 +677,9 @@ def cancel_eligible(ctx: GateContext) -> Failure | None:
         + ("is insured but the reason is not health or weather" if res["insurance"] == "yes" else "has no insurance")
         + ", and no flight of it was cancelled by the airline"
     )
-    return ctx.fail(f"Reservation {res['reservation_id']} cannot be cancelled: {why}.", "Explain the rule; offer a change instead if allowed.")
+    # insured, it hinges on the reason the reader took from the customer's words
+    refuse = ctx.inferred if res["insurance"] == "yes" else ctx.fail
+    return refuse(f"Reservation {res['reservation_id']} cannot be cancelled: {why}.", "Explain the rule; offer a change instead if allowed.")
 
 
 # ---------------------------------------------------------------------------- compensation
@@ -732,7 +734,7 @@ def _disruptions(ctx: GateContext, user_id: str) -> tuple[list[tuple[dict[str, A
 def compensation_requested(ctx: GateContext) -> Failure | None:
     """A certificate is sent only when the customer asks for compensation."""
     if not ctx.stated("compensation_requested"):
-        return ctx.fail("The customer has not asked for compensation.", "Do not offer compensation unprompted.")
+        return ctx.inferred("The customer has not asked for compensation.", "Do not offer compensation unprompted.")
     return None
 
 

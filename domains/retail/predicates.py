@@ -128,12 +128,12 @@ def cancel_reason_valid(ctx: GateContext) -> Failure | None:
         )
     stated = ctx.stated("cancel_reason", ctx.arguments["order_id"])
     if stated is None:
-        return ctx.fail(
+        return ctx.inferred(
             "The customer has not said why they want to cancel.",
             "Ask whether the order is no longer needed or was ordered by mistake.",
         )
     if stated != reason:
-        return ctx.fail(
+        return ctx.inferred(
             f"The customer's reason was '{stated}', not '{reason}'.",
             f"Use reason='{stated}', the reason the customer gave.",
         )

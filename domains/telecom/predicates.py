@@ -257,7 +257,7 @@ def roaming_customer_abroad(ctx: GateContext) -> Failure | None:
     """Roaming is enabled only for a customer who says they are abroad."""
     if ctx.stated("abroad", ctx.arguments.get("line_id")) == "yes":
         return None
-    return ctx.fail(
+    return ctx.inferred(
         "The customer has not said they are abroad; roaming is only turned on for customers travelling outside the country.",
         "Ask the customer where they are; enable roaming only if they are abroad.",
     )
@@ -381,15 +381,15 @@ def transfer_after_fixes_tried(ctx: GateContext) -> Failure | None:
                     unread = unread or used_up
                 elif used_up:
                     missing.append(f"more data for line {line['line_id']} (its data is used up)")
-    if missing:
-        return ctx.fail(
+    if missing:  # the problems and the fixes offered are read from the conversation's words
+        return ctx.inferred(
             f"In-scope fixes for the customer's problem were not offered: {'; '.join(missing)}.",
             "Take the customer through these fixes first; transfer if they do not help.",
         )
     if unread is not None:
         return unread
     if ctx.stated("fix_failed") != "yes":
-        return ctx.fail(
+        return ctx.inferred(
             "The customer has not said that the fixes tried did not help, and there is no locked SIM or "
             "unliftable suspension on record.",
             "Guide the customer through the fixes in the policy first; transfer when they fail or the case is out of scope.",

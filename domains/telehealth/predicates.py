@@ -139,7 +139,7 @@ def specialty_fits_request(ctx: GateContext) -> Failure | None:
     if moved is None:
         asked = ctx.stated("specialty")
         if asked and asked != specialty:
-            return ctx.fail(
+            return ctx.inferred(
                 f"The patient asked for {asked}, but {provider_id} is a {specialty} provider.",
                 f"Choose a {asked} provider (list_available_providers with specialty={asked}).",
             )

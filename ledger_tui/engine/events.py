@@ -23,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 SCHEMA_VERSION = 3
 
 Requestor = Literal["assistant", "user", "operator"]
-Category = Literal["allowed", "violation", "consent", "needs_read"]
+Category = Literal["allowed", "violation", "inferred", "consent", "needs_read"]
 CATEGORY_LABELS: dict[str, str] = {
-    "allowed": "allowed", "violation": "violation", "consent": "asks the customer", "needs_read": "needs a read",
+    "allowed": "allowed", "violation": "violation", "inferred": "inferred from text", "consent": "asks the customer",
+    "needs_read": "needs a read",
 }
 ConsentMode = Literal["card", "text"]
 
@@ -116,8 +117,12 @@ class PredicateResult(OmitsUnset):
     # The check failed only because the customer has not confirmed this exact call on a card: the
     # system asks them (consent mode "card"). None in trajectories written before cards.
     consent: bool | None = None
+    # The check decided on what the free-text reader took from words the system did not observe
+    # (a yes read from a reply, a reason or a report found in a message): an inferred finding,
+    # not a ledger violation. None when it did not (and in trajectories written before).
+    inferred: bool | None = None
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent",)
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred")
 
     def asks_consent(self) -> bool:
         return not self.passed and bool(self.consent)
@@ -145,15 +150,19 @@ class GateDecision(Frozen):
         return [p for p in self.predicates if not p.passed]
 
     def category(self) -> Category:
-        """allowed; violation (any failed check that is neither a missing read nor a missing
-        consent); consent (every failed check is the customer's consent to this exact call, which
-        the system asks for on a card); needs a read (every failed check only lacks evidence a
-        suggested read supplies, or consent, which is asked once the read is made)."""
+        """allowed; violation (any failed check that is neither a missing read, a missing consent
+        nor read from text); inferred (the rest include a check the free-text reader decided:
+        what the words seemed to say, not what the ledger holds); consent (every failed check is
+        the customer's consent to this exact call, which the system asks for on a card); needs a
+        read (every failed check only lacks evidence a suggested read supplies, or consent, which
+        is asked once the read is made)."""
         if self.verdict == Verdict.ALLOW:
             return "allowed"
         failed = self.failed()
-        if not failed or not all(p.needs_a_read() or p.asks_consent() for p in failed):
+        if not failed or not all(p.needs_a_read() or p.asks_consent() or p.inferred for p in failed):
             return "violation"
+        if any(p.inferred for p in failed):
+            return "inferred"
         if all(p.asks_consent() for p in failed):
             return "consent"
         return "needs_read"

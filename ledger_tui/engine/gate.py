@@ -75,6 +75,7 @@ class Failure:
     verdict: Verdict | None = None  # overrides the predicate's default verdict
     needs_read: bool = False  # only evidence is missing, and `call` is the read that supplies it
     consent: bool = False  # only the customer's confirmation of this exact call is missing (card mode)
+    inferred: bool = False  # decided on what the free-text reader took from words, not on the ledger
 
 
 class MissingEvidence(Exception):
@@ -231,6 +232,12 @@ class GateContext:
         reason: str, hint: str = "", call: SuggestedCall | None = None, verdict: Verdict | None = None
     ) -> Failure:
         return Failure(reason, hint, call, verdict)
+
+    @staticmethod
+    def inferred(reason: str, hint: str = "", verdict: Verdict | None = None) -> Failure:
+        """A failure the free-text reader decided (a yes not found in a reply, a reason or a report
+        not found in a message): an inferred finding, shown apart from ledger violations."""
+        return Failure(reason, hint, None, verdict, inferred=True)
 
     @staticmethod
     def ask(reason: str, hint: str) -> Failure:
@@ -430,6 +437,7 @@ def evaluate(
                     reads=ctx.evidence(),
                     needs_read=failure.needs_read,
                     consent=True if failure.consent else None,
+                    inferred=True if failure.inferred else None,
                 )
             )
     return _decide(call, results)

@@ -114,7 +114,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         proposal = ctx.context("proposal", ctx.session.last_assistant_text)
         problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
         if problem is not None:
-            return ctx.fail(
+            return ctx.inferred(
                 f"The agent's last message before the customer's reply does not propose this write: {problem}.",
                 f"Tell the customer what you are about to do ({wanted.action}), naming the record and "
                 "the details that matter in their terms, and ask for an explicit yes.",
@@ -122,7 +122,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         reply = ctx.context("last_user_message", ctx.session.last_user_message)
         reading = consent.read_reply(reply, wanted.families)
         if not reading.accepted:
-            return ctx.fail(
+            return ctx.inferred(
                 f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",
                 "Answer the customer, then ask again for an explicit yes before you act.",
             )

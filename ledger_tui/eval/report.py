@@ -10,10 +10,11 @@ one or more failure classes, each with a one-line finding that points at what ha
   on the action's `compare_args` when given, else on all its gold arguments, as τ²-bench does);
 - **extra or unauthorized write**: a successful agent write with no gold counterpart (a refusal
   task's forbidden write is one);
-- **gate stop: violation** / **gate stop: needs a read**: the REVISE loop ran out (a refusal naming
-  the revise limit), or the gate BLOCKED the very write the task's gold actions ask for; split by
-  what the gate's last decision on that write was: a broken rule, or only evidence the agent never
-  read (the finding names the read the gate asked for);
+- **gate stop: violation** / **gate stop: inferred from text** / **gate stop: needs a read**: the
+  REVISE loop ran out (a refusal naming the revise limit), or the gate BLOCKED the very write the
+  task's gold actions ask for; split by what the gate's last decision on that write was: a broken
+  rule, a check the free-text reader decided (a yes, a reason or a report it did not find in the
+  words), or only evidence the agent never read (the finding names the read the gate asked for);
 - **missing communicated fact**: a `communicate_info` string said in no agent text (commas removed,
   any case: τ²-bench's rule), for tasks whose reward counts COMMUNICATE;
 - **transfer to a human**: the agent called `transfer_to_human_agents` and the gold actions do not;
@@ -68,7 +69,8 @@ WRONG_ARGUMENTS = "wrong arguments"
 EXTRA_WRITE = "extra or unauthorized write"
 GATE_VIOLATION = "gate stop: violation"
 GATE_NEEDS_READ = "gate stop: needs a read"
-GATE_STOPS = (GATE_VIOLATION, GATE_NEEDS_READ)
+GATE_INFERRED = "gate stop: inferred from text"
+GATE_STOPS = (GATE_VIOLATION, GATE_INFERRED, GATE_NEEDS_READ)
 MISSING_FACT = "missing communicated fact"
 TRANSFER = "transfer to a human"
 INFRASTRUCTURE = "infrastructure error"
@@ -82,6 +84,7 @@ PRECEDENCE: tuple[str, ...] = (
     UNKNOWN_TASK,
     EXTRA_WRITE,
     GATE_VIOLATION,
+    GATE_INFERRED,
     GATE_NEEDS_READ,
     WRONG_ARGUMENTS,
     TRANSFER,
@@ -162,6 +165,8 @@ class Attempt:
         """`what` (the gate blocked…, the revise limit was reached on…) as the kind of stop it was,
         with the failed checks and, for a stop that only needed a read, the read asked for."""
         preds = f" ({', '.join(self.failed_predicates)})" if self.failed_predicates else ""
+        if self.category == "inferred":  # decided on what the words seemed to say
+            return Finding(GATE_INFERRED, f"{what}{preds}", self.seq)
         if not self.needs_read:
             return Finding(GATE_VIOLATION, f"{what}{preds}", self.seq)
         asked = f": it asked for {', '.join(self.suggested_reads)}" if self.suggested_reads else ""

@@ -392,9 +392,10 @@ def import_results(path: Path, out: Path) -> list[Path]:
 # ----------------------------------------------------------------------------- audit
 
 
-KINDS = ("allowed", "violation", "needs_read")  # audit columns, in order
+# audit columns, in order: ledger violations and what the free-text reader inferred stay apart
+KINDS = ("allowed", "violation", "inferred", "needs_read")
 UNKNOWN_TASK = "(unknown task)"
-_WORST = {"allowed": 0, "needs_read": 1, "violation": 2}
+_WORST = {"allowed": 0, "needs_read": 1, "inferred": 2, "violation": 3}
 
 
 @dataclass
@@ -402,7 +403,8 @@ class AuditRow:
     task_id: str
     runs: int = 0
     passed: int = 0
-    # recorded writes by what the gate would have said: allowed, a violation, or needs a read
+    # recorded writes by what the gate would have said: allowed, a violation, inferred from the
+    # conversation's words, or needs a read
     writes: dict[str, int] = field(default_factory=lambda: {k: 0 for k in KINDS})
     # runs by (recorded reward, the worst kind of write the gate saw in that run)
     crossed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -487,6 +489,8 @@ def audit_lines(rows: list[AuditRow]) -> list[str]:
     if failed:
         violation = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith("violation"))
         needs_read = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith(CATEGORY_LABELS["needs_read"]))
+        inferred = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith(CATEGORY_LABELS["inferred"]))
         lines.append(f"    failed runs in which the gate would have found a violation: {violation} of {failed}")
+        lines.append(f"    failed runs in which its worst finding was inferred from text: {inferred} of {failed}")
         lines.append(f"    failed runs in which it would only have asked for a read: {needs_read} of {failed}")
     return lines

@@ -26,6 +26,7 @@ SHORT_CLASS = {
     "extra or unauthorized write": "extra write",
     "gate stop: violation": "gate violation",
     "gate stop: needs a read": "gate: read",
+    "gate stop: inferred from text": "gate: text",
     "missing communicated fact": "missing fact",
     "transfer to a human": "transfer",
     "infrastructure error": "infra error",
@@ -38,7 +39,7 @@ SORT_HELP = {
     "task": "task, then trial and mode",
     "reward": "failed runs first",
     "class": "primary failure class, most serious first",
-    "gate": "most violations, then most needs-a-read stops first",
+    "gate": "most violations, then most stops inferred from text, then most needs-a-read stops first",
 }
 
 
@@ -63,7 +64,8 @@ class RunRow:
     revise: int = 0
     block: int = 0
     violations: int = 0  # the REVISEs and BLOCKs that were violations…
-    needs_read: int = 0  # …and those that only needed a read
+    needs_read: int = 0  # …those that only needed a read…
+    inferred: int = 0  # …and those the free-text reader decided
 
     @property
     def key(self) -> str:
@@ -111,7 +113,7 @@ GateCounts = dict[str, int]  # allow, revise, block (verdicts); allowed, violati
 
 
 def _counts_from_events(path: Path) -> GateCounts:
-    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "consent", "needs_read"), 0)
+    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "inferred", "consent", "needs_read"), 0)
     try:
         events = read_trajectory(path).events
     except LedgerTuiError:
@@ -144,7 +146,7 @@ def load_runs(folder: Path | str) -> RunIndex:
         path = Path(run.trajectory)  # found inside the folder by the report (a copied folder reads its own)
         if report.source == "eval":
             allow, revise, block = counts.get((run.domain, run.task_id, run.trial, run.mode), (0, 0, 0))
-            kinds = _counts_from_events(path) if revise or block else {"violation": 0, "needs_read": 0}
+            kinds = _counts_from_events(path) if revise or block else {"violation": 0, "needs_read": 0, "inferred": 0}
         else:
             kinds = _counts_from_events(path)
             allow, revise, block = kinds["allow"], kinds["revise"], kinds["block"]
@@ -165,6 +167,7 @@ def load_runs(folder: Path | str) -> RunIndex:
                 block=block,
                 violations=kinds["violation"],
                 needs_read=kinds["needs_read"],
+                inferred=kinds["inferred"],
             )
         )
     return RunIndex(folder, report.source, rows, list(report.warnings))
@@ -204,7 +207,7 @@ class RunFilter:
             rank = PRECEDENCE.index(r.primary) if r.primary in PRECEDENCE else len(PRECEDENCE)
             return (rank, *by_task)
         if self.sort == "gate":
-            return (-r.violations, -r.needs_read, *by_task)
+            return (-r.violations, -r.inferred, -r.needs_read, *by_task)
         return by_task
 
     @property

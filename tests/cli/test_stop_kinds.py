@@ -30,20 +30,22 @@ def blocks(text: str) -> dict[int, str]:
 async def test_why_says_violation_or_needs_a_read_and_marks_the_checks_that_need_a_read(toy_domain, tmp_path):
     today = await two_stops(toy_domain, tmp_path / "today.jsonl")
     before = as_written_before_needs_read(today, tmp_path / "before.jsonl")
-    for path in (today, before):
+    # today the first stop is the free-text reader's finding (no proposal found); a file written
+    # before the gate labelled those calls it a violation
+    for path, kind, mark in ((today, "inferred from text", " · inferred from text"), (before, "violation", "")):
         out = cli("why", str(path))
         assert out.returncode == 0, out.stderr
         by_step = blocks(out.stdout)
         assert sorted(by_step) == [10, 18]
         violation, read = by_step[10].splitlines(), by_step[18].splitlines()
-        assert violation[1].startswith("  verdict: REVISE · violation — The agent's last message")
-        assert "    [FAIL→REVISE] explicit_confirmation  (clause confirm)" in violation
+        assert violation[1].startswith(f"  verdict: REVISE · {kind} — The agent's last message")
+        assert f"    [FAIL→REVISE{mark}] explicit_confirmation  (clause confirm)" in violation
         assert "    [FAIL→REVISE · needs a read] record_owned_by_customer  (clause owner)" in violation
         assert read[1] == "  verdict: REVISE · needs a read — loans.L1 has not been read."
         assert '  suggested read: get_loan_details(loan_id="L1")' in read
         assert "    [FAIL→REVISE · needs a read] renewal_limit  (clause renewals)" in read
         assert "    [pass] explicit_confirmation  (clause confirm)" in read
-        assert out.stdout.rstrip().endswith("2 stopped writes: 1 violation, 1 needs a read"), path.name
+        assert out.stdout.rstrip().endswith(f"2 stopped writes: 1 {kind}, 1 needs a read"), path.name
 
 
 def test_why_shows_the_customers_words_and_the_step_of_their_message():
@@ -69,11 +71,17 @@ async def test_audit_sorts_every_write_into_allowed_violation_and_needs_a_read(t
     out = cli("audit", str(folder))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split() == ["task", "runs", "pass", "allowed", "violation", "needs", "a", "read", "runs", "by", "reward", "/", "worst", "write"]
+    assert lines[0].split() == [
+        "task", "runs", "pass", "allowed", "violation", "inferred", "from", "text", "needs", "a", "read",
+        "runs", "by", "reward", "/", "worst", "write",
+    ]
     overall = next(line for line in lines if line.startswith("overall"))
-    assert overall.split() == ["overall", "2", "0", "2", "2", "2"]  # each file: 1 allowed, 1 violation, 1 needs a read
-    assert any(line.split() == ["reward", "0", "/", "violation", "2", "runs"] for line in lines)
-    assert "failed runs in which the gate would have found a violation: 2 of 2" in out.stdout
+    # each file: 1 allowed, 1 needs a read, and the first stop: inferred today, a violation before
+    assert overall.split() == ["overall", "2", "0", "2", "1", "1", "2"]
+    assert any(line.split() == ["reward", "0", "/", "violation", "1", "runs"] for line in lines)
+    assert any(line.split() == ["reward", "0", "/", "inferred", "from", "text", "1", "runs"] for line in lines)
+    assert "failed runs in which the gate would have found a violation: 1 of 2" in out.stdout
+    assert "failed runs in which its worst finding was inferred from text: 1 of 2" in out.stdout
     assert "failed runs in which it would only have asked for a read: 0 of 2" in out.stdout
 
 
@@ -85,6 +93,6 @@ async def test_audit_counts_a_run_whose_only_stop_needs_a_read(toy_domain, tmp_p
     write_trajectory(folder / "read-only.jsonl", [e for e in events if e.seq != violation])
     out = cli("audit", str(folder))
     assert out.returncode == 0, out.stderr
-    assert next(line for line in out.stdout.splitlines() if line.startswith("overall")).split() == ["overall", "1", "0", "1", "0", "1"]
+    assert next(line for line in out.stdout.splitlines() if line.startswith("overall")).split() == ["overall", "1", "0", "1", "0", "0", "1"]
     assert "reward 0 / needs a read" in out.stdout
     assert "failed runs in which it would only have asked for a read: 1 of 1" in out.stdout

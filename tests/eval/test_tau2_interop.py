@@ -53,10 +53,10 @@ def test_audit_sorts_writes_into_allowed_violation_needs_a_read_crossed_with_rew
     rows, warnings = audit(tmp_path / "imported")
     assert not warnings
     by_task = {r.task_id: r for r in rows}
-    assert by_task["cancel_ordered_by_mistake"].writes == {"allowed": 1, "violation": 0, "needs_read": 0}
+    assert by_task["cancel_ordered_by_mistake"].writes == {"allowed": 1, "violation": 0, "inferred": 0, "needs_read": 0}
     assert by_task["cancel_ordered_by_mistake"].passed == 1
     lines = audit_lines(rows)
-    assert lines[0].split()[:7] == ["task", "runs", "pass", "allowed", "violation", "needs", "a"]
+    assert lines[0].split()[:10] == ["task", "runs", "pass", "allowed", "violation", "inferred", "from", "text", "needs", "a"]
     text = "\n".join(lines)
     assert "reward 1 / allowed" in text and "reward 0 / violation" in text
     assert "failed runs in which the gate would have found a violation: 2 of 2" in text

@@ -72,7 +72,8 @@ TWO_STOPS_MESSAGES = ("I'm ada@example.org; please renew loan L1, it's urgent.",
 
 
 def as_written_before_needs_read(source: Path, target: Path) -> Path:
-    """`source` as a trajectory written before predicates recorded `needs_read` (the field absent)."""
+    """`source` as a trajectory written before predicates recorded `needs_read` and `inferred` (the
+    fields absent: a check the free-text reader decided then reads as a violation)."""
     import json
 
     lines = []
@@ -80,6 +81,7 @@ def as_written_before_needs_read(source: Path, target: Path) -> Path:
         event = json.loads(line)
         for p in event.get("decision", {}).get("predicates", []):
             p.pop("needs_read", None)
+            p.pop("inferred", None)
         lines.append(json.dumps(event, ensure_ascii=False))
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return target

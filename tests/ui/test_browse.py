@@ -207,7 +207,8 @@ async def test_the_run_detail_counts_violations_and_stops_that_need_a_read(toy, 
     write_trajectory(folder / "read-only.jsonl", [e for e in events if e.seq != first_stop])
     index = load_runs(folder)
     rows = {r.trajectory.name: r for r in index.rows}
-    assert (rows["both.jsonl"].violations, rows["both.jsonl"].needs_read) == (1, 1)
+    # the first stop is the free-text reader's (no proposal found), the second only needs a read
+    assert (rows["both.jsonl"].inferred, rows["both.jsonl"].violations, rows["both.jsonl"].needs_read) == (1, 0, 1)
     assert (rows["read-only.jsonl"].violations, rows["read-only.jsonl"].needs_read) == (0, 1)
     assert [r.trajectory.name for r in RunFilter(sort="gate").apply(index.rows)] == ["both.jsonl", "read-only.jsonl"]
     app = make_app(folder=folder)
@@ -218,7 +219,7 @@ async def test_the_run_detail_counts_violations_and_stops_that_need_a_read(toy, 
             browse.table.move_cursor(row=i)
             await pilot.pause()
             shown[browse.table.selected().trajectory.name] = text_of(browse.query_one(RunDetail)).splitlines()[1]
-        assert shown["both.jsonl"] == "gate  ALLOW 1 REVISE 2 BLOCK 0  stops: 1 violation, 1 needs a read"
+        assert shown["both.jsonl"] == "gate  ALLOW 1 REVISE 2 BLOCK 0  stops: 1 inferred from text, 1 needs a read"
         assert shown["read-only.jsonl"] == "gate  ALLOW 1 REVISE 1 BLOCK 0  stops: 1 needs a read"
 
 

@@ -202,8 +202,8 @@ async def test_the_highlighted_decision_is_spelled_out_under_the_gate_log(toy, t
         await pilot.pause()
         first = decisions[0].decision
         shown = str(strip.render())
-        assert strip.display and shown.startswith(f"REVISE · violation step {decisions[0].seq}: explicit_confirmation: ")
-        assert shown.endswith("· needs a read: record_owned_by_customer, renewal_limit"), "in a violation, the checks that only need a read come last"
+        assert strip.display and shown.startswith(f"REVISE · inferred from text step {decisions[0].seq}: explicit_confirmation: ")
+        assert shown.endswith("· needs a read: record_owned_by_customer, renewal_limit"), "in a finding, the checks that only need a read come last"
         assert first.failed()[0].name in shown and strip.has_class("-revise")
         await pilot.press("n")
         await pilot.pause()

@@ -34,11 +34,13 @@ def row(log, seq: int) -> list[str]:
 async def test_the_gate_log_tells_a_stop_that_needs_a_read_from_a_violation(toy, tmp_path):
     today = await two_stops(toy, tmp_path)
     before = as_written_before_needs_read(today, tmp_path / "before.jsonl")
-    for path in (today, before):
+    # today the first stop is the free-text reader's finding (no proposal found); a file written
+    # before the gate labelled those calls it a violation
+    for path, tag, kind in ((today, "REVISE · text", "inferred from text"), (before, "REVISE", "violation")):
         app = make_app(trajectory=path, domain=toy)
         async with app.run_test(size=(120, 30)) as pilot:
             log = app.screen.gate_log
-            assert [row(log, s)[1] for s in (VIOLATION, NEEDS_READ, ALLOWED)] == ["REVISE", "REVISE · read", "ALLOW"], path.name
+            assert [row(log, s)[1] for s in (VIOLATION, NEEDS_READ, ALLOWED)] == [tag, "REVISE · read", "ALLOW"], path.name
             assert row(log, NEEDS_READ)[3] == "record_owned_by_customer, renewal_limit: loans.L1 has not been read."
             assert row(log, VIOLATION)[3].startswith("explicit_confirmation: The agent's last message")
             assert row(log, VIOLATION)[3].endswith("loans.L1 has not been read. · needs a read: record_owned_by_customer, renewal_limit")
@@ -51,7 +53,7 @@ async def test_the_gate_log_tells_a_stop_that_needs_a_read_from_a_violation(toy,
             strip = app.screen.query_one(GateReason)
             await pilot.press("home", "n")
             await pilot.pause()
-            assert str(strip.render()).startswith(f"REVISE · violation step {VIOLATION}: explicit_confirmation: The agent's")
+            assert str(strip.render()).startswith(f"REVISE · {kind} step {VIOLATION}: explicit_confirmation: The agent's")
             assert strip.has_class("-revise") and not strip.has_class("-needs-read")
             await pilot.press("n")
             await pilot.pause()
@@ -62,11 +64,11 @@ async def test_the_gate_log_tells_a_stop_that_needs_a_read_from_a_violation(toy,
             # the conversation's tool-call titles say it too (as of the cursor: the second stop's
             # feedback is the next step)
             titles = [str(item.title) for item in app.screen.query(ToolCallItem) if item.proposed.call.name == "renew_loan"]
-            assert [t.split("]")[0] + "]" for t in titles] == ["[REVISE · not run]", "[REVISE · read]"]
+            assert [t.split("]")[0] + "]" for t in titles] == [f"[{tag} · not run]", "[REVISE · read]"]
             await pilot.press("end")
             await pilot.pause()
             titles = [str(item.title) for item in app.screen.query(ToolCallItem) if item.proposed.call.name == "renew_loan"]
-            assert [t.split("]")[0] + "]" for t in titles] == ["[REVISE · not run]", "[REVISE · read · not run]", "[ALLOW · ok]"]
+            assert [t.split("]")[0] + "]" for t in titles] == [f"[{tag} · not run]", "[REVISE · read · not run]", "[ALLOW · ok]"]
 
 
 async def test_the_why_screen_says_which_kind_of_stop_and_marks_the_checks_that_need_a_read(toy, tmp_path):
@@ -95,9 +97,9 @@ async def test_the_why_screen_says_which_kind_of_stop_and_marks_the_checks_that_
         await pilot.pause()
         why = app.screen
         assert why.decided.seq == VIOLATION
-        assert str(why.query_one("#why-title", Static).render()).startswith(" REVISE  violation · step 10")
+        assert str(why.query_one("#why-title", Static).render()).startswith(" REVISE  inferred from text · step 10")
         heads = [(str(w.render()).splitlines()[0], w.has_class("-needs-read")) for w in why.query(".predicate.-fail")]
-        assert heads[0] == ("[FAIL → REVISE] explicit_confirmation · clause confirm", False), "the violation comes first"
+        assert heads[0] == ("[FAIL → REVISE · inferred from text] explicit_confirmation · clause confirm", False), "the finding comes first"
         assert [h for h, read in heads[1:] if read] == [
             "[FAIL → REVISE · needs a read] record_owned_by_customer · clause owner",
             "[FAIL → REVISE · needs a read] renewal_limit · clause renewals",

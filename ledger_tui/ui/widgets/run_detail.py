@@ -31,7 +31,7 @@ class RunDetail(Static):
         for verdict, n in (("ALLOW", row.allow), ("REVISE", row.revise), ("BLOCK", row.block)):
             text.append(f" {verdict} {n}", "bold" if n else "dim")
         if row.gate_flagged:
-            kinds = [f"{n} {label}" for n, label in ((row.violations, "violation"), (row.needs_read, "needs a read")) if n]
+            kinds = [f"{n} {label}" for n, label in ((row.violations, "violation"), (row.inferred, "inferred from text"), (row.needs_read, "needs a read")) if n]
             text.append(f"  stops: {', '.join(kinds) or 'unknown'}")
         if row.mode == "imported" and row.gate_flagged:
             text.append("  (what the gate would have said: these writes ran)", "italic")
