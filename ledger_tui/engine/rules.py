@@ -14,6 +14,8 @@ from ledger_tui.engine.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 from ledger_tui.engine.speaker import given_for_another
+from ledger_tui.engine.answers import answer_reading, reply_words
+from ledger_tui.engine.text import contains, tokens
 
 
 def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Predicate:
@@ -112,20 +114,38 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
             return _card_consent(ctx)
         wanted = terms(ctx)
         proposal = ctx.context("proposal", ctx.session.last_assistant_text)
-        problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
-        if problem is not None:
-            return ctx.inferred(
-                f"The agent's last message before the customer's reply does not propose this write: {problem}.",
-                f"Tell the customer what you are about to do ({wanted.action}), naming the record and "
-                "the details that matter in their terms, and ask for an explicit yes.",
-            )
-        reply = ctx.context("last_user_message", ctx.session.last_user_message)
-        reading = consent.read_reply(reply, wanted.families)
-        if not reading.accepted:
-            return ctx.inferred(
-                f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",
-                "Answer the customer, then ask again for an explicit yes before you act.",
-            )
+        card = _text_card(ctx)
+        # the agent sent the card's own text: a plain yes to it is read by the closed reader, so
+        # a misreading of free text costs one exchange, never a loop
+        sent = card is not None and bool(proposal) and contains(tokens(proposal), tokens(card.text))
+        send = f" Or send the customer exactly this, then wait for their answer:\n{card.text}" if card is not None else ""
+        if sent:
+            reply = ctx.context("last_user_message", ctx.session.last_user_message)
+            year = ctx.session.year
+            from ledger_tui.engine.cards import card_texts
+
+            words = reply_words(card.families, card.values, card_texts(card.lines), year)
+            reading = answer_reading(reply or "", words, year)
+            if reading.answer != "yes":
+                return ctx.inferred(
+                    f"The customer's reply to the confirmation of {wanted.action} is {reading.reason}, not a plain yes.",
+                    "Answer the customer, then ask again for an explicit yes before you act." + send,
+                )
+        else:
+            problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
+            if problem is not None:
+                return ctx.inferred(
+                    f"The agent's last message before the customer's reply does not propose this write: {problem}.",
+                    f"Tell the customer what you are about to do ({wanted.action}), naming the record and "
+                    "the details that matter in their terms, and ask for an explicit yes." + send,
+                )
+            reply = ctx.context("last_user_message", ctx.session.last_user_message)
+            reading = consent.read_reply(reply, wanted.families)
+            if not reading.accepted:
+                return ctx.inferred(
+                    f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",
+                    "Answer the customer, then ask again for an explicit yes before you act." + send,
+                )
         record = wanted.record.id if wanted.record else None
         for done in ctx.session.recent_writes:
             if done.name == ctx.call.name and _record_of(done, wanted) == record:
@@ -136,6 +156,17 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         return None
 
     return check
+
+
+def _text_card(ctx: GateContext) -> Any:
+    """The card the system would show for this call (consent mode "text" hands its text to the
+    model to send), or None when it cannot be rendered."""
+    from ledger_tui.engine.cards import render
+
+    try:
+        return render(ctx.domain, [ctx.call], ctx.ledger, ctx.session)
+    except Exception:  # the check still reads the free text
+        return None
 
 
 ASK_AGAIN_LIMIT = 2  # cards a call is put on without a yes before the gate stops asking

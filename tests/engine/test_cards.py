@@ -151,3 +151,31 @@ def test_the_holder_is_named_as_the_profile_read_shows_them():
     assert holder(ledger, "grace_scott_6483") == "Grace Scott (grace_scott_6483)"
     assert holder(ledger, "C1001") == "John Smith (C1001)"
     assert holder(ledger, "nobody_1") == "nobody_1" and holder(ledger, None) is None
+
+
+async def test_in_text_mode_a_stop_hands_the_model_the_cards_text_and_a_plain_yes_to_it_runs(toy_domain):
+    """--consent text: the free-text reader may misread a proposal; the REVISE gives the model the
+    card's exact text to send, and a plain yes to a message carrying it is read by the closed
+    reader. A misreading costs one exchange, never a loop."""
+    sent: list[str] = []
+
+    def agent(messages, tools):
+        last = messages[-1]
+        if last.get("role") == "tool" and "Or send the customer exactly this" in last["content"]:
+            text = last["content"].split("then wait for their answer:\n", 1)[1]
+            sent.append(text)
+            return turn(text=text)
+        if sent and messages[-1].get("role") == "user":
+            return turn(renew("L1", "w2"))
+        return turn(text="Done.") if sent else turn(IDENTIFY, READ_L1) if len(messages) < 4 else turn(renew("L1", "w1"))
+
+    session = Session(toy_domain, FunctionModel(agent), "full", consent="text")
+    await drain(session.start())
+    events = await drain(session.user_says("ada@example.org here, please renew L1"))
+    [first] = [e.decision for e in events if isinstance(e, GateDecided)]
+    assert first.verdict == Verdict.REVISE and first.category() == "inferred"
+    assert sent and sent[0].startswith("Before I go ahead, please confirm:") and "Renew loan L1" in sent[0]
+    events = await drain(session.user_says("Yes."))
+    [second] = [e.decision for e in events if isinstance(e, GateDecided)]
+    assert second.verdict == Verdict.ALLOW, second.reason
+    assert len(executed(events)) == 1 and session.env.db.loans["L1"].renewals == 1
