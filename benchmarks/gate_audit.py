@@ -147,7 +147,8 @@ def check_labels(writes: list[Write], labels: list[dict], verbose: bool) -> list
     if verbose:
         sections = [
             ("gold, judged a violation, labelled allowed", gold_wrong),
-            ("labelled a violation, not judged one", [(w, l) for w, l in labelled_v if not violation(w)]),
+            ("labelled a violation, not stopped as one or as an inferred finding",
+             [(w, l) for w, l in labelled_v if w.decision.category() not in ("violation", "inferred")]),
             ("passing run, judged a violation, labelled allowed", passing_wrong),
             ("labelled allowed, stopped", allowed_stopped),
         ]

@@ -55,9 +55,10 @@ def verdict_tag(d: GateDecision) -> str:
     """The verdict as a narrow row shows it: `REVISE · read` for a stop that only needs a read,
     `REVISE · card` for a call held while the customer answers a card, `REVISE · text` for a stop
     the free-text reader decided, the bare verdict otherwise (a stop without the tag is a violation)."""
-    if d.category() == "needs_read":
+    category = d.category()
+    if category == "needs_read":
         return f"{d.verdict.value} · read"
-    if d.category() == "inferred":
+    if category == "inferred":
         return f"{d.verdict.value} · text"
     return f"{d.verdict.value} · card" if d.held() else d.verdict.value
 

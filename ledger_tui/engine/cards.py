@@ -180,7 +180,7 @@ def card_texts(lines: list[CardLine]) -> list[str]:
     return [text for line in lines for text in (line.action, *line.details)]
 
 
-def card_words(card: ConfirmationRequested, year: int = 2024) -> CardWords:
-    """What a reply to a recorded card may repeat (`answers.reply_words`): from the card alone, so
-    a replay, `why` and what-if read an answer exactly as the live session did."""
+def card_words(card: "ConfirmationRequested | Rendered", year: int = 2024) -> CardWords:
+    """What a reply to a card may repeat (`answers.reply_words`): from the card alone (recorded, or
+    as rendered), so a replay, `why` and what-if read an answer exactly as the live session did."""
     return reply_words(card.families, card.values, card_texts(card.lines), year)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from ledger_tui.engine.errors import DatabaseError
 from ledger_tui.engine.reading import parse_json, read_text, words
 from ledger_tui.engine.serialize import digest
-from ledger_tui.engine.speaker import given_for_another
+from ledger_tui.engine.speaker import any_given_for_another
 from ledger_tui.engine.text import names
 from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
 
@@ -92,24 +92,12 @@ class Tool:
         user_id = self.identifies(arguments, value)
         if not user_id:
             return None
-        wanted = self.wanted(arguments, value)
+        wanted = list(self.said(arguments, value)) if self.said else [v for v in arguments.values() if isinstance(v, str) and v]
         if not wanted or not all(any(names(text, v) for text in customer_text) for v in wanted):
             return None
-        if self.given_for_another(arguments, value, customer_text) is not None:
-            return None  # the caller gave another person's identifier: that identifies nobody
+        if any_given_for_another(customer_text, wanted) is not None:
+            return None  # the caller gave another person's identifier: that identifies nobody (speaker.py)
         return str(user_id)
-
-    def wanted(self, arguments: dict[str, Any], value: Any = None) -> list[Any]:
-        """What the customer must have said for this lookup to identify them."""
-        return list(self.said(arguments, value)) if self.said else [v for v in arguments.values() if isinstance(v, str) and v]
-
-    def given_for_another(self, arguments: dict[str, Any], value: Any, customer_text: Sequence[str]) -> str | None:
-        """The customer's words giving what this lookup used as another person's (see `speaker`)."""
-        for v in self.wanted(arguments, value):
-            quote = given_for_another(customer_text, v)
-            if quote is not None:
-                return quote
-        return None
 
     def touched_paths(self, arguments: dict[str, Any], result: Any = None) -> list[str]:
         """The paths a successful call made stale; `result` is its return as plain JSON (None when

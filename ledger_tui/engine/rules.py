@@ -13,8 +13,8 @@ from ledger_tui.engine import consent
 from ledger_tui.engine.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
-from ledger_tui.engine.speaker import given_for_another
-from ledger_tui.engine.answers import answer_reading, reply_words
+from ledger_tui.engine.speaker import any_given_for_another
+from ledger_tui.engine.answers import answer_reading
 from ledger_tui.engine.text import contains, tokens
 
 
@@ -27,7 +27,7 @@ def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Pre
         said = ctx.session.user_messages
         hint_call = ctx.domain.identify_hint(ctx.arguments, said) if ctx.domain.identify_hint else None
         given = [v for v in (hint_call.arguments.values() if hint_call is not None else ()) if isinstance(v, str) and v]
-        quote = next((q for q in (given_for_another(said, v) for v in given) if q is not None), None)
+        quote = any_given_for_another(said, given)
         if quote is not None:
             # identity is bound to who speaks: another person's details identify nobody
             return ctx.fail(
@@ -114,22 +114,19 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
             return _card_consent(ctx)
         wanted = terms(ctx)
         proposal = ctx.context("proposal", ctx.session.last_assistant_text)
-        card = _text_card(ctx)
         # the agent sent the card's own text: a plain yes to it is read by the closed reader, so
-        # a misreading of free text costs one exchange, never a loop
-        sent = card is not None and bool(proposal) and contains(tokens(proposal), tokens(card.text))
-        send = f" Or send the customer exactly this, then wait for their answer:\n{card.text}" if card is not None else ""
-        if sent:
-            reply = ctx.context("last_user_message", ctx.session.last_user_message)
-            year = ctx.session.year
-            from ledger_tui.engine.cards import card_texts
+        # a misreading of free text costs one exchange, never a loop (the card is rendered only
+        # when the message may carry it, or to hand its text over with a REVISE)
+        from ledger_tui.engine.cards import CARD_OPENING, card_words
 
-            words = reply_words(card.families, card.values, card_texts(card.lines), year)
-            reading = answer_reading(reply or "", words, year)
+        card = _text_card(ctx) if proposal and CARD_OPENING in proposal else None
+        if card is not None and contains(tokens(proposal), tokens(card.text)):
+            reply = ctx.context("last_user_message", ctx.session.last_user_message)
+            reading = answer_reading(reply or "", card_words(card, ctx.session.year), ctx.session.year)
             if reading.answer != "yes":
                 return ctx.inferred(
                     f"The customer's reply to the confirmation of {wanted.action} is {reading.reason}, not a plain yes.",
-                    "Answer the customer, then ask again for an explicit yes before you act." + send,
+                    "Answer the customer, then ask again for an explicit yes before you act." + _send(ctx, card),
                 )
         else:
             problem = consent.proposal_problem(proposal, wanted, ctx.session.year, ctx.session.user_messages)
@@ -137,14 +134,14 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
                 return ctx.inferred(
                     f"The agent's last message before the customer's reply does not propose this write: {problem}.",
                     f"Tell the customer what you are about to do ({wanted.action}), naming the record and "
-                    "the details that matter in their terms, and ask for an explicit yes." + send,
+                    "the details that matter in their terms, and ask for an explicit yes." + _send(ctx, card),
                 )
             reply = ctx.context("last_user_message", ctx.session.last_user_message)
             reading = consent.read_reply(reply, wanted.families)
             if not reading.accepted:
                 return ctx.inferred(
                     f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",
-                    "Answer the customer, then ask again for an explicit yes before you act." + send,
+                    "Answer the customer, then ask again for an explicit yes before you act." + _send(ctx, card),
                 )
         record = wanted.record.id if wanted.record else None
         for done in ctx.session.recent_writes:
@@ -167,6 +164,12 @@ def _text_card(ctx: GateContext) -> Any:
         return render(ctx.domain, [ctx.call], ctx.ledger, ctx.session)
     except Exception:  # the check still reads the free text
         return None
+
+
+def _send(ctx: GateContext, card: Any = None) -> str:
+    """The card's text for the model to send instead, as the end of a REVISE's hint."""
+    card = card or _text_card(ctx)
+    return f" Or send the customer exactly this, then wait for their answer:\n{card.text}" if card is not None else ""
 
 
 ASK_AGAIN_LIMIT = 2  # cards a call is put on without a yes before the gate stops asking

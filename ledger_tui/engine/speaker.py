@@ -20,7 +20,7 @@ The words that decide, nearest first:
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine import lexicon as lx
 from ledger_tui.engine.text import find, tokens, value_tokens
@@ -37,6 +37,7 @@ _OWN = frozenset({"my", "mine", "me", "our", "ours"})
 # a possessive's own "s" that is really "is" ("the account's mine")
 _IS_AFTER = frozenset({"mine", "my", "me", "ours", "our"})
 _REACH = 8
+_NOT_OWNERS = frozenset({"it", "that", "this", "what", "there", "here"})  # "that's": an "is"
 
 # what a caller says to act for someone: a word of speaking for them ("calling for my
 # grandmother"), or of handling their records ("sort out her booking"). Booking, buying or asking
@@ -80,33 +81,48 @@ def given_for_another(customer_text: Sequence[str], value: Any) -> str | None:
     return undecided
 
 
+def any_given_for_another(customer_text: Sequence[str], values: Iterable[Any]) -> str | None:
+    """The words giving the first of `values` the customer gave as another person's, or None."""
+    for value in values:
+        quote = given_for_another(customer_text, value)
+        if quote is not None:
+            return quote
+    return None
+
+
+def _possessive(toks: tuple[str, ...], i: int) -> bool:
+    """Is toks[i] the "s" of a possessive ("mother's")? Not after a pronoun ("that's"), and not an
+    "is" before the caller's own ("the account's mine")."""
+    return (
+        toks[i] == "s"
+        and i > 0
+        and toks[i - 1] not in _NOT_OWNERS
+        and not (i + 1 < len(toks) and toks[i + 1] in _IS_AFTER)
+    )
+
+
 def _possessor(toks: tuple[str, ...], start: int, end: int) -> str | None:
     """'own', 'other' or None, from the words next to the identifier at toks[start:end]."""
     # after it: "… is my husband's account", "… belongs to my girlfriend", "… is mine"
-    after = toks[end : end + _REACH]
-    for i, tok in enumerate(after):
-        if tok in _THIRD or (tok == "s" and i > 0 and after[i - 1] not in {"it", "that", "this", "what"}
-                             and not (i + 1 < len(after) and after[i + 1] in _IS_AFTER)):
+    stop = min(len(toks), end + _REACH)
+    for i in range(end, stop):
+        tok = toks[i]
+        if tok in _THIRD or (i > end and _possessive(toks, i)):
             return "other"
-        if lx.at(after, i, _BELONGS):
-            rest = after[i + 2 : i + 5]
+        if lx.at(toks[:stop], i, _BELONGS):
+            rest = toks[i + 2 : min(stop, i + 5)]
             if rest and rest[0] in {"me", "myself"}:
                 return "own"
             if any(t in RELATIONS or t in {"him", "her", "them", "someone", "somebody"} for t in rest):
                 return "other"
         if tok in _OWN:
             # "… is my mom's email", "… is my husband's": a relation's, not the caller's
-            return "other" if i + 1 < len(after) and after[i + 1] in RELATIONS else "own"
+            return "other" if i + 1 < stop and toks[i + 1] in RELATIONS else "own"
     # before it, the nearest possessor: "my email is …", "his id is …", "my mother's number is …",
     # "on behalf of my boss, user …"
-    lo = max(0, start - _REACH)
-    for i in range(start - 1, lo - 1, -1):
+    for i in range(start - 1, max(0, start - _REACH) - 1, -1):
         tok = toks[i]
-        if tok in _THIRD:
-            return "other"
-        if tok == "s" and i > 0 and toks[i - 1] not in {"it", "that", "this", "what", "there", "here"}:
-            if i + 1 < len(toks) and toks[i + 1] in _IS_AFTER:
-                continue  # "the account's mine": an "is"
+        if tok in _THIRD or _possessive(toks, i):
             return "other"
         if tok in RELATIONS and i > 0 and toks[i - 1] in {"my", "our"}:
             return "other"

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, get_args
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import GateDecided
+from ledger_tui.engine.events import Category, GateDecided
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.eval.report import PRECEDENCE, Finding, build_report, mode_key, natural_key
 
@@ -112,8 +112,11 @@ class RunIndex:
 GateCounts = dict[str, int]  # allow, revise, block (verdicts); allowed, violation, needs_read (kinds)
 
 
+_COUNTED = ("allow", "revise", "block", *get_args(Category))  # the verdicts, then each kind of decision
+
+
 def _counts_from_events(path: Path) -> GateCounts:
-    counts = dict.fromkeys(("allow", "revise", "block", "allowed", "violation", "inferred", "consent", "needs_read"), 0)
+    counts = dict.fromkeys(_COUNTED, 0)
     try:
         events = read_trajectory(path).events
     except LedgerTuiError:
@@ -146,7 +149,7 @@ def load_runs(folder: Path | str) -> RunIndex:
         path = Path(run.trajectory)  # found inside the folder by the report (a copied folder reads its own)
         if report.source == "eval":
             allow, revise, block = counts.get((run.domain, run.task_id, run.trial, run.mode), (0, 0, 0))
-            kinds = _counts_from_events(path) if revise or block else {"violation": 0, "needs_read": 0, "inferred": 0}
+            kinds = _counts_from_events(path) if revise or block else dict.fromkeys(_COUNTED, 0)
         else:
             kinds = _counts_from_events(path)
             allow, revise, block = kinds["allow"], kinds["revise"], kinds["block"]
