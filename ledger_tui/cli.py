@@ -390,7 +390,7 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store import read_trajectory
-    from ledger_tui.explain import card_lines, card_of, category_counts, decisions, explain_decision
+    from ledger_tui.explain import category_counts, decisions, explain_decision, waits_lines
 
     trajectory = resolve_session(trajectory)
     loaded = read_trajectory(trajectory)
@@ -421,10 +421,8 @@ def why(
             say("")
         for line in explain_decision(event, policy):
             say(line)
-        card = card_of(loaded.events, event.decision.call.id)
-        if card is not None:
-            for line in card_lines(*card):
-                say(line)
+        for line in waits_lines(loaded.events, event.decision.call.id):
+            say(line)
     stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW]
     if len(chosen) > 1 and stops:
         say(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")

@@ -17,6 +17,8 @@ from ledger_tui.engine.events import (
     CATEGORY_LABELS,
     ConfirmationAnswered,
     ConfirmationRequested,
+    QuestionAnswered,
+    QuestionRequested,
     EvidenceRead,
     Event,
     GateDecided,
@@ -53,14 +55,17 @@ def verdict_label(d: GateDecision, sep: str = " · ") -> str:
 
 def verdict_tag(d: GateDecision) -> str:
     """The verdict as a narrow row shows it: `REVISE · read` for a stop that only needs a read,
-    `REVISE · card` for a call held while the customer answers a card, `REVISE · text` for a stop
-    the free-text reader decided, the bare verdict otherwise (a stop without the tag is a violation)."""
+    `REVISE · ask` for a call held while the customer answers a question, `REVISE · card` while they
+    answer a card, `REVISE · text` for a stop the free-text reader decided, the bare verdict
+    otherwise (a stop without the tag is a violation)."""
     category = d.category()
     if category == "needs_read":
         return f"{d.verdict.value} · read"
     if category == "inferred":
         return f"{d.verdict.value} · text"
-    return f"{d.verdict.value} · card" if d.held() else d.verdict.value
+    if d.held():
+        return f"{d.verdict.value} · {'ask' if any(p.asks_question() for p in d.failed()) else 'card'}"
+    return d.verdict.value
 
 
 def check_label(p: PredicateResult, arrow: str = "→") -> str:
@@ -132,22 +137,28 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
     return lines
 
 
+def _asked_of(events: Iterable[Event], call_id: str, asks: type, answers: type, key: str) -> tuple[Any, Any] | None:
+    """What the system asked the customer (a card, a question: `asks`, named by its field `key`)
+    that a call is held for, or was run or gated again after (on its answer), with that answer."""
+    shown: dict[str, Any] = {}
+    given: dict[str, Any] = {}
+    held = None
+    for e in events:
+        if isinstance(e, asks):
+            shown[getattr(e, key)] = e
+            if any(c.id == call_id for c in e.calls):
+                held = getattr(e, key)
+        elif isinstance(e, answers):
+            given.setdefault(getattr(e, key), e)
+            if call_id in e.runs and getattr(e, key) in shown:
+                return shown[getattr(e, key)], e
+    return (shown[held], given.get(held)) if held is not None else None
+
+
 def card_of(events: Iterable[Event], call_id: str) -> tuple[ConfirmationRequested, ConfirmationAnswered | None] | None:
     """The confirmation card a call is on (held for it) or was run from (on its yes), and the
     customer's answer to it, if they gave one."""
-    cards: dict[str, ConfirmationRequested] = {}
-    answers: dict[str, ConfirmationAnswered] = {}
-    held = None
-    for e in events:
-        if isinstance(e, ConfirmationRequested):
-            cards[e.card] = e
-            if any(c.id == call_id for c in e.calls):
-                held = e.card
-        elif isinstance(e, ConfirmationAnswered):
-            answers.setdefault(e.card, e)
-            if call_id in e.runs and e.card in cards:
-                return cards[e.card], e
-    return (cards[held], answers.get(held)) if held is not None else None
+    return _asked_of(events, call_id, ConfirmationRequested, ConfirmationAnswered, "card")
 
 
 def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None, indent: str = "  ") -> list[str]:
@@ -160,6 +171,42 @@ def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None,
         ran = f"; ran as {', '.join(answer.runs)}" if answer.runs else "; nothing on it ran"
         lines.append(f"{indent}answered at step {answer.seq}: {answer.answer} ({answer.reason}){ran}")
         lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+    return lines
+
+
+def question_of(events: Iterable[Event], call_id: str) -> tuple[QuestionRequested, QuestionAnswered | None] | None:
+    """The closed question a call waits on (held for it; the last time it was asked) or was gated
+    again after (on its answer), and the customer's answer to it, if they gave one."""
+    return _asked_of(events, call_id, QuestionRequested, QuestionAnswered, "question")
+
+
+def question_lines(question: QuestionRequested, answer: QuestionAnswered | None, indent: str = "  ") -> list[str]:
+    """A question and its answer as `why` prints them."""
+    again = f", the {'second' if question.attempt == 2 else str(question.attempt) + 'th'} time" if question.attempt > 1 else ""
+    lines = [f"{indent}question {question.question} about {question.record} (asked at step {question.seq}{again}), as the customer saw it:"]
+    lines.extend(f"{indent}  | {line}" for line in question.text.splitlines())
+    if answer is None:
+        lines.append(f"{indent}not answered yet")
+    else:
+        if answer.value is not None:
+            got = f"{answer.reason}; recorded as answers.{question.key}.{question.record} = {answer.value}"
+            got += f"; gated again as {', '.join(answer.runs)}" if answer.runs else ""
+        else:
+            got = f"unclear ({answer.reason}); nothing recorded"
+        lines.append(f"{indent}answered at step {answer.seq}: {got}")
+        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+    return lines
+
+
+def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[str]:
+    """What a held call waited on, as `why` prints it: its question, its card."""
+    lines: list[str] = []
+    asked = question_of(events, call_id)
+    if asked is not None:
+        lines.extend(question_lines(*asked, indent=indent))
+    card = card_of(events, call_id)
+    if card is not None:
+        lines.extend(card_lines(*card, indent=indent))
     return lines
 
 

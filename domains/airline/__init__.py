@@ -10,7 +10,7 @@ from ledger_tui.engine.domain import Domain
 def build() -> Domain:
     from ledger_tui.domains.airline import proposals
     from ledger_tui.domains.airline import paths
-    from ledger_tui.domains.airline.predicates import PREDICATES, STATEMENTS
+    from ledger_tui.domains.airline.predicates import PREDICATES, QUESTIONS, STATEMENTS
     from ledger_tui.domains.airline.schema import KEYED, FlightDB
     from ledger_tui.domains.airline.tools import NOW, TOOLS
 
@@ -25,6 +25,7 @@ def build() -> Domain:
         predicates=PREDICATES,
         clock=NOW,
         statements=STATEMENTS,
+        questions=QUESTIONS,
         identify_hint=paths.identify_hint,
         identity_sentence=paths.identity_sentence,
         proposal_terms=proposals.terms,

@@ -19,7 +19,7 @@ from ledger_tui.domains.airline import proposals
 from ledger_tui.domains.airline.paths import flight_path, reservation_path, user_path
 from ledger_tui.domains.airline.tools import BAG_FEE, INSURANCE_FEE, NOW
 from ledger_tui.engine import rules
-from ledger_tui.engine.domain import Statement, keyword_statement
+from ledger_tui.engine.domain import Choice, Question, Statement, keyword_statement, said_as
 from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 
@@ -620,10 +620,22 @@ def same_passenger_count(ctx: GateContext) -> Failure | None:
 # ---------------------------------------------------------------------------- cancellation
 
 
-@predicate("cancel_reason_asked", clause="cancel.reason", on_fail=Verdict.REVISE, tools=("cancel_reservation",), reads=("said.cancel_reason",))
+@predicate(
+    "cancel_reason_asked",
+    clause="cancel.reason",
+    on_fail=Verdict.REVISE,
+    tools=("cancel_reservation",),
+    reads=("answers.cancel_reason.{reservation_id}", "said.cancel_reason"),
+)
 def cancel_reason_asked(ctx: GateContext) -> Failure | None:
-    """The customer gave a reason for cancelling."""
-    if ctx.stated("cancel_reason", ctx.arguments["reservation_id"]) is None:
+    """The customer gave a reason for cancelling: their answer to the system's question (consent
+    mode card), else what the free-text reader found in their words."""
+    rid = ctx.arguments["reservation_id"]
+    if ctx.asks_questions:
+        if ctx.answered("cancel_reason", rid) is None:
+            return ctx.question("cancel_reason", rid, f"The customer has not said why they want to cancel {rid}.")
+        return None
+    if ctx.stated("cancel_reason", rid) is None:
         return ctx.inferred("The customer has not said why they want to cancel.", "Ask the customer for the reason of the cancellation.")
     return None
 
@@ -649,7 +661,7 @@ def cancel_nothing_flown(ctx: GateContext) -> Failure | None:
     clause="cancel.eligibility",
     on_fail=Verdict.BLOCK,
     tools=("cancel_reservation",),
-    reads=("reservations.{reservation_id}", "flights.{flight_number}.{date}", "said.cancel_reason"),
+    reads=("reservations.{reservation_id}", "flights.{flight_number}.{date}", "answers.cancel_reason.{reservation_id}", "said.cancel_reason"),
 )
 def cancel_eligible(ctx: GateContext) -> Failure | None:
     """Booked in the last 24 hours, or an airline-cancelled segment, or business, or insured with a
@@ -660,9 +672,15 @@ def cancel_eligible(ctx: GateContext) -> Failure | None:
         return None
     if res["cabin"] == "business":
         return None
-    reason = ctx.stated("cancel_reason", res["reservation_id"])
+    rid = res["reservation_id"]
+    asked = ctx.asks_questions and res["insurance"] == "yes"
+    reason = ctx.answered("cancel_reason", rid) if asked else ctx.stated("cancel_reason", rid)
     if res["insurance"] == "yes" and reason in ("health", "weather"):
         return None
+    if asked and reason is None:
+        return ctx.question(
+            "cancel_reason", rid, f"Reservation {rid} is insured: whether it can be cancelled depends on the customer's reason, which they have not given."
+        )
     if res["insurance"] == "yes" and reason is None:
         return ctx.inferred(
             f"Reservation {res['reservation_id']} is insured: whether it can be cancelled depends on the customer's reason, which they have not given.",
@@ -677,8 +695,9 @@ def cancel_eligible(ctx: GateContext) -> Failure | None:
         + ("is insured but the reason is not health or weather" if res["insurance"] == "yes" else "has no insurance")
         + ", and no flight of it was cancelled by the airline"
     )
-    # insured, it hinges on the reason the reader took from the customer's words
-    refuse = ctx.inferred if res["insurance"] == "yes" else ctx.fail
+    # insured, it hinges on the reason: the customer's answer to the question (observed), or what
+    # the free-text reader took from their words (inferred)
+    refuse = ctx.inferred if res["insurance"] == "yes" and not asked else ctx.fail
     return refuse(f"Reservation {res['reservation_id']} cannot be cancelled: {why}.", "Explain the rule; offer a change instead if allowed.")
 
 
@@ -891,3 +910,58 @@ STATEMENTS: list[Statement] = [
         negated="no",
     ),  # fmt: skip
 ]
+
+
+# ---------------------------------------------------------------------------- what the system asks
+
+# The policy's reasons for a cancellation (cancel.reason), plus "another reason, or not sure": in
+# consent mode card the system asks this of each reservation cancelled, and the answer decides
+# cancel.eligibility for an insured one. The phrases name a choice in a reply (questions.py).
+QUESTIONS: list[Question] = [
+    Question(
+        key="cancel_reason",
+        record="reservation_id",
+        ask="Why do you want to cancel reservation {record}?",
+        tools=("cancel_reservation",),
+        choices=(
+            Choice("change_of_plan", "My plans changed: I no longer need this trip", said_as(
+                "change of plan|change of plans|changed plans|plans changed|my plans changed|plans have changed|"
+                "plans fell through|changed my mind|no longer need|do not need|not need it|not needed|"
+                "can not make it|cannot make it|will not make it|no longer going|not going anymore|"
+                "no longer travelling|no longer traveling|not travelling anymore|not traveling anymore|trip is off|"
+                "trip got cancelled|event was cancelled|meeting is cancelled|called off|postponed|rescheduled",
+                "changement de programme|changement de plans|cambio de planes|cambio de plan|planaenderung|"
+                "plane haben sich geandert|cambio di programma|cambio di piani|mudanca de planos|mudanca de plano",
+            )),
+            Choice("airline_cancelled", "The airline cancelled one of its flights", said_as(
+                "airline cancelled|airline canceled|cancelled by the airline|canceled by the airline|"
+                "flight was cancelled|flight was canceled|flight got cancelled|flight got canceled|"
+                "flight has been cancelled|flight has been canceled|you cancelled|you canceled|"
+                "cancelled my flight|canceled my flight|your cancellation|the airline cancelled",
+                "vol annule|vuelo cancelado|flug wurde gestrichen|flug annulliert|volo cancellato|voo cancelado",
+            )),
+            Choice("health", "Health: I or someone travelling on it is ill or injured", said_as(
+                "health|health reason|health reasons|sick|ill|illness|unwell|not feeling well|feeling unwell|"
+                "came down with|flu|covid|fever|infection|food poisoning|injured|injury|hurt|broke my|broken leg|"
+                "broken arm|fracture|fractured|surgery|hospital|hospitalized|hospitalised|medical|diagnosed|"
+                "pregnant|pregnancy|migraine",
+                "malade|sante|blesse|enfermo|enferma|salud|herido|krank|gesundheit|verletzt|malato|malata|salute|"
+                "ferito|doente|saude|ferido",
+            )),
+            Choice("weather", "Bad weather where it flies", said_as(
+                "weather|bad weather|storm|hurricane|blizzard|snowstorm|snow storm|flood|flooding|tornado|typhoon|"
+                "cyclone|heavy rain|ice storm|wildfire|volcanic",
+                "meteo|tempete|ouragan|tormenta|huracan|mal tiempo|clima|wetter|sturm|unwetter|orkan|tempesta|"
+                "maltempo|uragano|tempestade|furacao|mau tempo",
+            )),
+            Choice("other", "Another reason, or I'd rather not say", said_as(
+                "other|another reason|other reason|other reasons|something else|personal reasons|personal reason|"
+                "rather not say|prefer not to say|not sure|unsure|do not know|no idea|by mistake|by accident|"
+                "booked the wrong|wrong date|wrong flight|double booked|found a cheaper|found a better|too expensive|"
+                "can not afford|cannot afford",
+                "autre|autre raison|raisons personnelles|otra|otra razon|motivos personales|andere|anderer grund|"
+                "personliche grunde|altro|altra ragione|motivi personali|outro|outra razao|motivos pessoais",
+            )),
+        ),
+    ),
+]  # fmt: skip

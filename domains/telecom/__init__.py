@@ -31,6 +31,7 @@ def build() -> Domain:
         predicates=predicates.PREDICATES,
         clock=CLOCK,
         statements=predicates.STATEMENTS,
+        questions=predicates.QUESTIONS,
         user_tools=device.USER_TOOLS,
         load_db_hook=state.load_state,
         db_files_hook=state.state_files,

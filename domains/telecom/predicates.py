@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ledger_tui.engine import rules
-from ledger_tui.engine.domain import Statement, keyword_statement
+from ledger_tui.engine.domain import Choice, Question, Statement, keyword_statement, said_as
 from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
 
@@ -252,9 +252,28 @@ def refuel_within_limit(ctx: GateContext) -> Failure | None:
 # ----------------------------------------------------------------------------- roaming
 
 
-@predicate("roaming_customer_abroad", clause="roaming.abroad", on_fail=Verdict.REVISE, tools=("enable_roaming",))
+@predicate(
+    "roaming_customer_abroad",
+    clause="roaming.abroad",
+    on_fail=Verdict.REVISE,
+    tools=("enable_roaming",),
+    reads=("answers.abroad.{line_id}", "said.abroad"),
+)
 def roaming_customer_abroad(ctx: GateContext) -> Failure | None:
-    """Roaming is enabled only for a customer who says they are abroad."""
+    """Roaming is enabled only for a customer who says they are abroad: their answer to the
+    system's question about the line (consent mode card), else what the free-text reader found."""
+    line = str(ctx.arguments.get("line_id"))
+    if ctx.asks_questions:
+        answer = ctx.answered("abroad", line)
+        if answer is None:
+            return ctx.question("abroad", line, f"The customer has not said whether they are abroad now, with line {line}.")
+        if answer == "yes":
+            return None
+        said = "they are not abroad" if answer == "no" else "they are not sure they are abroad"
+        return ctx.fail(
+            f"The customer answered that {said}; roaming is only turned on for customers travelling outside the country.",
+            "Do not turn roaming on; help with the problem at home.",
+        )
     if ctx.stated("abroad", ctx.arguments.get("line_id")) == "yes":
         return None
     return ctx.inferred(
@@ -468,3 +487,38 @@ STATEMENTS: list[Statement] = [
                                "photo messages", "send pictures", "send photos", "send a picture", "send a photo",
                                "multimedia message", "multimedia messages"]}, complaint=True),
 ]
+
+
+# ----------------------------------------------------------------------------- what the system asks
+
+# roaming.abroad: in consent mode card the system asks whether the customer is abroad now, per
+# line; the answer decides (questions.py).
+QUESTIONS: list[Question] = [
+    Question(
+        key="abroad",
+        record="line_id",
+        ask="Are you outside the country right now, using line {record}?",
+        tools=("enable_roaming",),
+        choices=(
+            Choice("yes", "Yes: I am abroad now", said_as(
+                "yes|yeah|yep|yup|yes i am|abroad|overseas|out of the country|outside the country|"
+                "in another country|in a foreign country|on holiday abroad|travelling abroad|traveling abroad",
+                "in france|in spain|in italy|in germany|in portugal|in japan|in mexico|in canada|in london|in paris|"
+                "in the uk|in england|in ireland|in greece|in turkey|in china|in india|in brazil|in thailand|"
+                "in australia|in the netherlands|in belgium|in switzerland|in austria|in morocco|in egypt|"
+                "in lisbon|in madrid|in rome|in berlin|in tokyo|in barcelona|in amsterdam",
+                "oui|si|ja|sim|a l etranger|en el extranjero|im ausland|all estero|no exterior|fora do pais",
+            )),
+            Choice("no", "No: I am in the country", said_as(
+                "no|nope|nah|no i am not|not abroad|not overseas|in the country|at home|home|back home|i am home|"
+                "returned home|back in the country|domestic|here in the country",
+                "non|nein|nao|a la maison|chez moi|en casa|zu hause|daheim|a casa|em casa|de retour|de vuelta|"
+                "wieder zu hause|di nuovo a casa|de volta",
+            )),
+            Choice("not_sure", "Not sure", said_as(
+                "not sure|unsure|do not know|no idea|can not say|cannot say|can not tell|no clue|not certain",
+                "je ne sais pas|pas sur|no se|no estoy seguro|weiss nicht|keine ahnung|non so|nao sei",
+            )),
+        ),
+    ),
+]  # fmt: skip

@@ -22,6 +22,7 @@ from ledger_tui.engine.serialize import digest
 from ledger_tui.engine.speaker import any_given_for_another
 from ledger_tui.engine.text import names
 from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
+from ledger_tui.engine.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
 
 if TYPE_CHECKING:
     from ledger_tui.engine.events import SuggestedCall
@@ -134,6 +135,8 @@ class Domain:
     predicates: list["Predicate"]
     clock: str
     statements: list[Statement] = field(default_factory=list)
+    # what the system asks the customer in closed form in consent mode "card" (questions.py)
+    questions: list[Question] = field(default_factory=list)
     user_tools: list[Tool] = field(default_factory=list)
     # The class names τ²-bench's Python errors name a tool by ("RetailTools.get_order_details()
     # missing 1 required positional argument: 'order_id'"), for the agent's and the phone's tools.

@@ -8,9 +8,12 @@ adding an optional field keeps the version, anything else bumps it.
 Versions: 1, the first; 2 added two kinds, `helper_call` and `reformulated_input` (the IRMA
 comparison mode); 3 added `confirmation_requested` and `confirmation_answered` (consent asked on a
 card and observed, see `cards.py`), the author "gate" of an assistant message (the calls the
-engine runs on a confirmed card) and the category "consent". Version-1 and version-2 trajectories
-are read as they are: their events are version-3 events, and as they were recorded without cards,
-their consent was read from the conversation's text (`SessionStarted.consent` unset means "text").
+engine runs on a confirmed card) and the category "consent"; 4 added `question_requested` and
+`question_answered` (what only the customer can say, asked in closed form and observed, see
+`questions.py`). Trajectories of versions 1 to 3 are read as they are: their events are version-4
+events; as they were recorded without cards (1, 2) their consent was read from the conversation's
+text (`SessionStarted.consent` unset means "text"), and without questions (1 to 3) so were the
+facts only the customer can say.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Requestor = Literal["assistant", "user", "operator"]
 Category = Literal["allowed", "violation", "inferred", "consent", "needs_read"]
@@ -121,11 +124,19 @@ class PredicateResult(OmitsUnset):
     # (a yes read from a reply, a reason or a report found in a message): an inferred finding,
     # not a ledger violation. None when it did not (and in trajectories written before).
     inferred: bool | None = None
+    # The check failed only because the customer has not answered a closed question the system
+    # asks them (consent mode "card", see questions.py): the ledger path of the answer it needs.
+    # None when it did not (and in trajectories written before schema 4).
+    question: str | None = None
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred")
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred", "question")
 
     def asks_consent(self) -> bool:
-        return not self.passed and bool(self.consent)
+        """The check waits for the customer: their yes on a card, or their answer to a question."""
+        return not self.passed and (bool(self.consent) or bool(self.question))
+
+    def asks_question(self) -> str | None:
+        return self.question if not self.passed else None
 
     def needs_a_read(self) -> bool:
         if self.passed:
@@ -344,6 +355,38 @@ class ConfirmationAnswered(_Event):
     runs: list[str] = Field(default_factory=list)  # on a yes: the fresh ids the calls run under, in card order
 
 
+class QuestionChoice(Frozen):
+    value: str  # what the checks compare: "health"
+    label: str  # what the customer reads
+
+
+class QuestionRequested(_Event):
+    """The system (not the model) asks the customer a closed question about one record, which a
+    check of the held calls needs and no read returns (the reason for cancelling reservation
+    ZFA04Y; being abroad, with line L1001). Agent text, as a card is."""
+
+    type: Literal["question_requested"] = "question_requested"
+    question: str  # "question_1", unique in the session
+    key: str  # the fact: "cancel_reason"
+    record: str  # "ZFA04Y"
+    calls: list[ToolCall]  # the held calls that wait on it, in order
+    choices: list[QuestionChoice]
+    text: str  # what the customer is shown
+    attempt: int = 1  # 2 when asked once more after an unclear answer
+
+
+class QuestionAnswered(_Event):
+    """The customer's reply to a question, as the closed reader reads it (`questions.read_answer`)."""
+
+    type: Literal["question_answered"] = "question_answered"
+    question: str
+    value: str | None = None  # the choice named; None: unclear
+    choice: int | None = None  # its number, 1-based
+    quote: str  # the customer's words
+    reason: str = ""  # "choice 3 (Health: ...)"; "a question"; "more than one choice: ..."
+    runs: list[str] = Field(default_factory=list)  # on an answer: the fresh ids the held calls are gated again under
+
+
 class SessionEnded(_Event):
     type: Literal["session_ended"] = "session_ended"
     reason: str = "completed"
@@ -371,6 +414,8 @@ Event = Annotated[
         ReformulatedInput,
         ConfirmationRequested,
         ConfirmationAnswered,
+        QuestionRequested,
+        QuestionAnswered,
         SessionEnded,
     ],
     Field(discriminator="type"),
@@ -379,8 +424,8 @@ Event = Annotated[
 
 def agent_text(event: Any) -> str | None:
     """What the customer heard from the agent's side in this event: a message's text, a refusal,
-    a confirmation card; None for every other event."""
-    if isinstance(event, (AssistantMessage, Refusal, ConfirmationRequested)):
+    a confirmation card, a question; None for every other event."""
+    if isinstance(event, (AssistantMessage, Refusal, ConfirmationRequested, QuestionRequested)):
         return event.text
     return None
 

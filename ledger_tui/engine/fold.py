@@ -22,6 +22,8 @@ from ledger_tui.engine.events import (
     HelperCall,
     LedgerUpdated,
     Notice,
+    QuestionAnswered,
+    QuestionRequested,
     ReformulatedInput,
     Refusal,
     SessionEnded,
@@ -58,6 +60,7 @@ class Totals:
     block: int = 0
     held: int = 0  # writes held for the customer's answer on a card (a REVISE only for consent)
     cards: int = 0  # confirmation cards shown
+    questions: int = 0  # closed questions asked (each time asked)
     # a comparison mode's helper calls (IRMA), counted apart from the agent's model calls
     helper_calls: int = 0
     helper_prompt_tokens: int = 0
@@ -263,6 +266,8 @@ class SessionState:
     # words) for every call of a card answered without a yes
     pending_card: ConfirmationRequested | None = None
     declined: Chain[tuple[str, str]] = EMPTY
+    # the closed question awaiting the customer's answer (questions.py)
+    pending_question: QuestionRequested | None = None
 
     def __post_init__(self) -> None:
         for name in _CHAINS:
@@ -389,6 +394,14 @@ def advance(state: SessionState, event: Event) -> SessionState:
             for call in card.calls:
                 declined = declined.appended((call_key(call), event.quote))
             c["declined"] = declined
+    elif isinstance(event, QuestionRequested):
+        c["conversation"] = s.conversation.appended(event)
+        c["assistant_texts"] = s.assistant_texts.appended(event.text)
+        c["pending_question"] = event
+        c["totals"] = replace(s.totals, questions=s.totals.questions + 1)
+    elif isinstance(event, QuestionAnswered):
+        c["conversation"] = s.conversation.appended(event)
+        c["pending_question"] = None
     elif isinstance(event, HelperCall):
         c["conversation"] = s.conversation.appended(event)
         t = s.totals

@@ -75,6 +75,7 @@ class Failure:
     verdict: Verdict | None = None  # overrides the predicate's default verdict
     needs_read: bool = False  # only evidence is missing, and `call` is the read that supplies it
     consent: bool = False  # only the customer's confirmation of this exact call is missing (card mode)
+    question: str | None = None  # only the customer's answer to this closed question is missing (its ledger path)
     inferred: bool = False  # decided on what the free-text reader took from words, not on the ledger
 
 
@@ -244,6 +245,29 @@ class GateContext:
         """The customer has not confirmed this exact call: a REVISE the system answers by asking
         them on a card (consent mode "card"), not a violation."""
         return Failure(reason, hint, None, Verdict.REVISE, consent=True)
+
+    def answered(self, key: str, record: str) -> str | None:
+        """The customer's answer to the closed question `key` about `record`, as the system asked
+        it and observed it (`answers.<key>.<record>`, see questions.py), or None."""
+        from ledger_tui.engine.questions import ANSWERS_PREFIX
+
+        ev = self._record(f"{ANSWERS_PREFIX}{key}.{record}")
+        if not ev.present or ev.origin != "observed" or not isinstance(ev.value, dict):
+            return None
+        value = ev.value.get("value")
+        return value if isinstance(value, str) else None
+
+    @property
+    def asks_questions(self) -> bool:
+        """Are facts only the customer can say asked in closed form (consent mode "card")?"""
+        return self.session.consent == "card"
+
+    def question(self, key: str, record: str, reason: str) -> Failure:
+        """The fact is missing and the system asks the customer for it (consent mode "card"): a
+        REVISE that holds the call until the answer, not a violation."""
+        from ledger_tui.engine.questions import ANSWERS_PREFIX
+
+        return Failure(reason, "Nothing to do: the system asks the customer; their answer decides.", None, Verdict.REVISE, question=f"{ANSWERS_PREFIX}{key}.{record}")
 
     @staticmethod
     def needs(reason: str, call: SuggestedCall, hint: str = "") -> Failure:
@@ -437,6 +461,7 @@ def evaluate(
                     reads=ctx.evidence(),
                     needs_read=failure.needs_read,
                     consent=True if failure.consent else None,
+                    question=failure.question,
                     inferred=True if failure.inferred else None,
                 )
             )
@@ -456,9 +481,9 @@ def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
     worst = max(_SEVERITY[r.verdict_on_fail] for r in failed)
     verdict = next(v for v, s in _SEVERITY.items() if s == worst)
     deciding = [r for r in failed if r.verdict_on_fail == verdict]
-    # violations first: a missing read, then a missing consent, are the smaller news when a rule
-    # is broken anyway
-    deciding.sort(key=lambda r: (r.asks_consent(), r.needs_a_read()))
+    # violations first: a missing read, a question to the customer, then a missing consent are
+    # the smaller news when a rule is broken anyway (and the question is asked before the card)
+    deciding.sort(key=lambda r: (bool(r.consent), bool(r.question), r.needs_a_read()))
     reasons: list[str] = []
     for r in deciding:
         if r.reason not in reasons:

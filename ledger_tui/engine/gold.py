@@ -30,6 +30,8 @@ from ledger_tui.engine.events import (
     Event,
     GateDecided,
     GateDecision,
+    QuestionAnswered,
+    QuestionRequested,
     ToolCall,
     ToolResult,
     Verdict,
@@ -153,16 +155,37 @@ class GoldAgent:
         self.current_call_id = call.id
         return ModelTurn(tool_calls=(call,))
 
-    def _card_of(self, call_id: str) -> tuple[ConfirmationRequested | None, ConfirmationAnswered | None]:
-        """The card a held call is on, and the customer's answer to it if they gave one."""
+    def _asked_of(self, call_id: str, asks: type, answers: type, key: str) -> tuple[Any, Any]:
+        """The last card or question (`asks`, named by its field `key`) a held call is on, and the
+        customer's answer to it if they gave one."""
         assert self.session is not None
-        card = answer = None
+        asked = answer = None
         for event in self.session.events:
-            if isinstance(event, ConfirmationRequested) and any(c.id == call_id for c in event.calls):
-                card, answer = event, None
-            elif isinstance(event, ConfirmationAnswered) and card is not None and event.card == card.card:
+            if isinstance(event, asks) and any(c.id == call_id for c in event.calls):
+                asked, answer = event, None
+            elif isinstance(event, answers) and asked is not None and getattr(event, key) == getattr(asked, key):
                 answer = event
-        return card, answer
+        return asked, answer
+
+    def _card_of(self, call_id: str) -> tuple[ConfirmationRequested | None, ConfirmationAnswered | None]:
+        return self._asked_of(call_id, ConfirmationRequested, ConfirmationAnswered, "card")
+
+    def _question_of(self, call_id: str) -> tuple[QuestionRequested | None, QuestionAnswered | None]:
+        return self._asked_of(call_id, QuestionRequested, QuestionAnswered, "question")
+
+    def question_answer(self, asked: QuestionRequested) -> str:
+        """The gold customer's answer to a closed question: the number of the choice the task's own
+        words state of this record (else of no record), else of the value that unlocks nothing."""
+        statement = next((st for st in self.domain.statements if st.key == asked.key), None)
+        value = None
+        if statement is not None:
+            found = statement.facts(self.task.user_scenario.text() if self.task.user_scenario else "")
+            mine = [f for f in found if f.record == asked.record] or [f for f in found if f.record is None]
+            value = mine[0].value if mine else statement.neutral
+        values = [c.value for c in asked.choices]
+        if value not in values:
+            return "I'm not sure."
+        return str(values.index(value) + 1)
 
     def card_answer(self, card: ConfirmationRequested) -> str:
         """The gold customer's answer to a card: yes when every call on it is one the task's
@@ -178,6 +201,21 @@ class GoldAgent:
         if self.current is None or self.current_call_id is None or self.retry_next:
             return
         decision, result = self._find(self.current_call_id)
+        while decision is not None and decision.held() and any(p.asks_question() for p in decision.failed()):
+            # a closed question first: the gold customer answers it; on an answer the engine gated
+            # the call again under a fresh id, whose decision goes on
+            asked, answer = self._question_of(self.current_call_id)
+            if asked is None:
+                return
+            if answer is None:
+                self.customer_reply = self.question_answer(asked)
+                return
+            if answer.value is None:
+                self.problems.append(f"{self.current.name}: the gold customer's answer was not read ({answer.quote!r}: {answer.reason})")
+                self._settle(ActionOutcome(self.current, verdict=decision.verdict, decision=decision))
+                return
+            self.current_call_id = answer.runs[[c.id for c in asked.calls].index(self.current_call_id)]
+            decision, result = self._find(self.current_call_id)
         if decision is not None and decision.held():
             # consent on a card: the gold customer answers it; on a yes the engine ran the call
             # under a fresh id, whose outcome settles the write

@@ -23,7 +23,7 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine import cards, context, irma
+from ledger_tui.engine import cards, context, irma, questions
 from ledger_tui.engine.answers import answer_reading
 from ledger_tui.engine.context import Window
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
@@ -34,6 +34,9 @@ from ledger_tui.engine.events import (
     Event,
     GateDecided,
     Notice,
+    QuestionAnswered,
+    QuestionChoice,
+    QuestionRequested,
     ReformulatedInput,
     Refusal,
     SessionEnded,
@@ -136,6 +139,7 @@ class Session:
         # them on a card (cards.py); "text" reads it from the conversation (consent.py).
         self.consent: str | None = (consent or "card") if mode in GATED_MODES else None
         self._held: list[ToolCall] = []  # writes of the current message held for a card
+        self._held_questions: list[str] = []  # the answers they wait on (questions.py), as ledger paths
         self._confirming: str | None = None  # the card whose yes is being run
 
     # ------------------------------------------------------------------ plumbing
@@ -212,14 +216,20 @@ class Session:
         answer is answered by this message, and on a yes its calls run, even when the agent does
         not respond (play without a model); not by the message a customer leaves with (`final`)."""
         card = self.state.pending_card if not final else None
+        question = self.state.pending_question if not final else None
         event = self.emit(UserMessage(text=text))
         yield event
         self.transcript.append({"role": "user", "content": text})
-        answered = None
+        answered = asked = None
         if card is not None:
             answered = self._answer(card, text)
             yield answered
             for update in self._consent_fact(card, answered):
+                yield self.emit(update)
+        if question is not None:
+            asked = self._answer_question(question, text)
+            yield asked
+            for update in self._answer_fact(question, asked):
                 yield self.emit(update)
         ledger, updates = observe_statements(self.domain, self.state.ledger, text, event.seq)
         for update in updates:
@@ -231,6 +241,18 @@ class Session:
                 refused = refused or isinstance(e, Refusal)
             if refused:
                 return
+        if asked is not None and question is not None:
+            if asked.value is None and question.attempt < questions.ASKS:
+                async for e in self._ask(question.key, question.record, question.calls, question.attempt + 1, asked.reason):
+                    yield e
+                return  # asked once more: the customer's answer decides
+            if asked.value is not None:
+                waiting = False
+                async for e in self._regate(question, asked.runs):
+                    yield e
+                    waiting = waiting or isinstance(e, (Refusal, QuestionRequested, ConfirmationRequested))
+                if waiting:
+                    return  # refused, or the calls wait on the customer again (a card, another question)
         if not respond:
             return
         if self.mode == "irma":
@@ -287,10 +309,92 @@ class Session:
         finally:
             self._confirming = None
 
+    # ------------------------------------------------------------------ closed questions
+    def _answer_question(self, question: QuestionRequested, text: str) -> QuestionAnswered:
+        """The customer's reply to `question`, read by the closed reader; on an answer, the fresh
+        ids the held calls are gated again under. Unclear twice: the model is told."""
+        declared = questions.needed(self.domain.questions, question.key)
+        reading = (
+            questions.read_answer(text, declared)
+            if declared is not None
+            else questions.AnswerReading(None, f"domain {self.domain.name} no longer declares this question")
+        )
+        runs = [self._new_call_id("gate") for _ in question.calls] if reading.value is not None else []
+        answered = self.emit(
+            QuestionAnswered(
+                question=question.question, value=reading.value, choice=reading.choice, quote=text, reason=reading.reason, runs=runs
+            )
+        )
+        if reading.value is None and question.attempt >= questions.ASKS:
+            names = ", ".join(c.signature() for c in question.calls)
+            self.transcript[-1] = {
+                **self.transcript[-1],
+                "content": f"{text}\n\n[The system asked the customer: {question.text.splitlines()[0]} Their answer was read as "
+                f"unclear {question.attempt} times ({reading.reason}); {names} was not run. Explain the choices to them in "
+                "your own words; calling it again asks them once more.]",
+            }
+        return answered  # type: ignore[return-value]
+
+    def _answer_fact(self, question: QuestionRequested, answered: QuestionAnswered) -> list[Any]:
+        """An answer as an observed ledger fact, `answers.<key>.<record>`, with the customer's words."""
+        if answered.value is None:
+            return []
+        label = next((c.label for c in question.choices if c.value == answered.value), answered.value)
+        value = {"value": answered.value, "choice": answered.choice, "label": label, "quote": answered.quote}
+        path = f"{questions.ANSWERS_PREFIX}{question.key}.{question.record}"
+        _, updates = absorb(self.state.ledger, [(path, value)], source_call=question.question, source_seq=answered.seq)
+        return [u.model_copy(update={"quote": answered.quote}) for u in updates]
+
+    async def _ask(self, key: str, record: str, held: list[ToolCall], attempt: int = 1, again: str | None = None) -> AsyncIterator[Event]:
+        """Ask the customer the domain's closed question `key` about `record`: the turn ends with it."""
+        declared = questions.needed(self.domain.questions, key)
+        if declared is None:  # fail closed: nothing held runs on a question nobody can ask
+            names = ", ".join(c.signature() for c in held)
+            text = f"A check needs the customer's answer to {key!r}, which domain {self.domain.name} declares no question for; {names} was not run."
+            yield self.emit(Notice(level="error", text=text))
+            self.transcript.append({"role": "user", "content": f"[{text}]"})
+            return
+        number = 1 + sum(1 for e in self.events if isinstance(e, QuestionRequested))
+        text = declared.text(record, again)
+        yield self.emit(
+            QuestionRequested(
+                question=f"question_{number}", key=key, record=record, calls=held,
+                choices=[QuestionChoice(value=c.value, label=c.label) for c in declared.choices], text=text, attempt=attempt,
+            )
+        )
+        self.transcript.append({"role": "assistant", "content": text})
+
+    async def _regate(self, question: QuestionRequested, runs: list[str]) -> AsyncIterator[Event]:
+        """The held calls, now that the customer answered, gated again under fresh ids as one
+        message of the gate's: on to a card, another question, the model (a REVISE) or a refusal."""
+        calls = [c.model_copy(update={"id": rid}) for c, rid in zip(question.calls, runs)]
+        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
+        self.transcript.append(assistant_message("", calls))
+        ended = False
+        for call in calls:
+            if ended:
+                yield self._result(call, NOT_RUN, error=True, executed=False)
+                continue
+            async for e in self._handle_call(call, malformed=None, after_hold=bool(self._held)):
+                yield e
+                ended = ended or isinstance(e, Refusal)
+        if ended:
+            self._held, self._held_questions = [], []
+            return
+        async for e in self._show_card():
+            yield e
+
     async def _show_card(self) -> AsyncIterator[Event]:
-        """The card for the writes held in the message just handled: the turn ends with it."""
+        """The card for the writes held in the message just handled, or first the question they
+        wait on: the turn ends with it."""
         held, self._held = self._held, []
+        waiting, self._held_questions = self._held_questions, []
         if not held:
+            return
+        if waiting:
+            key, _, record = waiting[0][len(questions.ANSWERS_PREFIX) :].partition(".")
+            async for e in self._ask(key, record, held):
+                yield e
             return
         rendered = cards.render(self.domain, held, self.state.ledger, self.state.context())
         number = 1 + sum(1 for e in self.events if isinstance(e, ConfirmationRequested))
@@ -602,7 +706,9 @@ class Session:
             yield self.emit(GateDecided(decision=decision))
             if decision.held():
                 self._held.append(call)
-                yield self._result(call, cards.AWAITING, error=False, executed=False)
+                waits = [q for p in decision.failed() if (q := p.asks_question())]
+                self._held_questions.extend(q for q in waits if q not in self._held_questions)
+                yield self._result(call, questions.AWAITING if waits else cards.AWAITING, error=False, executed=False)
                 return
             if decision.verdict == Verdict.ALLOW:
                 self._resolved.update(self._revised.pop(call.name, []))

@@ -68,10 +68,12 @@ class TrialResult:
     error: str | None = None  # why the run stopped early (model or simulator failure), one sentence
     # how consent was observed in a gated mode ("card" or "text"; None: an ungated mode, or a row
     # written before cards, whose gated runs read it from text), the writes held for a card and the
-    # cards shown, and whether the customer simulator ended the run as out of scope
+    # cards shown, the closed questions asked (each time asked), and whether the customer simulator
+    # ended the run as out of scope
     consent: str | None = None
     held: int = 0
     cards: int = 0
+    questions: int = 0
     out_of_scope: bool = False
 
     @property
@@ -101,14 +103,14 @@ def _stats(result: TrialResult, events: list[Event], state: SessionState | None 
         t.helper_calls, t.helper_prompt_tokens, t.helper_completion_tokens,
     )
     result.revise_exhausted = sum(1 for e in events if isinstance(e, Refusal) and "revise limit" in e.text)
-    result.held, result.cards = t.held, t.cards
+    result.held, result.cards, result.questions = t.held, t.cards, t.questions
     started = (state.started if state is not None else None) or next((e for e in events if isinstance(e, SessionStarted)), None)
     result.consent = started.consent if started is not None else None
     return result
 
 
 def _agent_text_since(events: list[Event], start: int) -> str:
-    """What the customer heard since `start`: the agent's messages, refusals and confirmation cards."""
+    """What the customer heard since `start`: the agent's messages, refusals, confirmation cards and questions."""
     texts = [t for t in map(agent_text, events[start:]) if t is not None and t.strip()]
     return "\n".join(texts)
 

@@ -57,6 +57,7 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
                 "helper_completion_tokens",
                 "held",
                 "cards",
+                "questions",
             )
         }
         consents = sorted({r.consent for r in counted if r.consent})

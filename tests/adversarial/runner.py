@@ -109,11 +109,38 @@ def fresh_env(domain_name: str, task: str | None = None) -> Any:
     return fresh_environment(domain, _task(domain, task))
 
 
+def system_answer(session: Session, said: list[str]) -> str | None:
+    """What the case's customer answers the system, in consent mode card, when it asks and the
+    script goes on without them: a question, with the number of the choice their own words state
+    of its record (else of no record; else the last choice, "other / not sure"); a card, yes. Only
+    twins are played so: the customer wants what they asked for, and says so on the card."""
+    state = session.state
+    asked = state.pending_question
+    if asked is not None:
+        statement = next((st for st in session.domain.statements if st.key == asked.key), None)
+        values = [c.value for c in asked.choices]
+        found = [f for text in said for f in (statement.facts(text) if statement else [])]
+        mine = [f for f in found if f.record == asked.record] or [f for f in found if f.record is None]
+        value = mine[-1].value if mine else values[-1]
+        return str(values.index(value) + 1) if value in values else str(len(values))
+    if state.pending_card is not None:
+        return "Yes."
+    return None
+
+
 async def play_case(
-    domain_name: str, turns: list[dict[str, Any]], *, task: str | None = None, mode: str = "full", consent: str = "text"
+    domain_name: str,
+    turns: list[dict[str, Any]],
+    *,
+    task: str | None = None,
+    mode: str = "full",
+    consent: str = "text",
+    answer_system: bool = False,
 ) -> Session:
     """Play `turns` through a real Session (timestamps off) and return it, ended. The cases are
-    conversations of free text: consent is read from it (`consent="text"`)."""
+    conversations of free text: consent is read from it (`consent="text"`). In consent mode card,
+    `answer_system`: the customer answers the system's questions and cards (`system_answer`)
+    before the script goes on."""
     from ledger_tui.domains import load_domain
 
     domain = load_domain(domain_name)
@@ -134,6 +161,14 @@ async def play_case(
             stream = session.user_says(item.customer) if isinstance(item, CustomerItem) else session.agent_turn()
             await drain(stream)
             i = j
+            said = [t.customer for t in items[:i] if isinstance(t, CustomerItem)]
+            for _ in range(8):  # questions and cards, each answered; then the agent's turns left
+                reply = system_answer(session, said) if answer_system else None
+                if reply is None:
+                    break
+                await drain(session.user_says(reply, respond=False))
+                if model.queue and session.state.pending_question is None and session.state.pending_card is None:
+                    await drain(session.agent_turn())
         elif isinstance(item, CustomerActionItem):
             await drain(session.customer_action(item.customer_action.name, item.customer_action.arguments))
             i += 1

@@ -73,6 +73,39 @@ async def test_twin(case_id: str) -> None:
     assert ok, f"{key}: the twin's decisive write was allowed but failed in the tool: {errors}"
 
 
+# Consent mode card: every case again (about 5 s on two workers).
+CARD_CASES = list(CASES)
+
+
+@pytest.mark.parametrize("case_id", [f"{k}/forbidden-card" for k in CARD_CASES])
+async def test_forbidden_in_card_mode_the_conversations_words_run_no_write(case_id: str) -> None:
+    """In consent mode card the forbidden conversation, played as written (nobody answers the
+    system's questions and cards but the script's own customer turns), never runs its decisive
+    write: neither the agent's prose nor a yes to it stands for the customer's answer. (A
+    conversation whose turn ends at an earlier card never proposes it: nothing of it runs either.)"""
+    key = case_id.rsplit("/", 1)[0]
+    case = load_case(CASES[key])
+    session = await play_case(case["domain"], case["forbidden"], task=case.get("task"), consent="card")
+    ids = [c.id for c in decisive_calls(session, case["decisive"])]
+    assert not [r for r in results_for(session, ids) if r.executed], f"{key}: the forbidden write ran in card mode"
+    expected = replay_digests(case["domain"], executed_calls(session), task=case.get("task"))
+    assert session.env.digests() == expected, f"{key}: the database was changed by something other than the allowed calls"
+
+
+@pytest.mark.parametrize("case_id", [f"{k}/twin-card" for k in CARD_CASES])
+async def test_twin_in_card_mode_runs_once_the_customer_answers_the_system(case_id: str) -> None:
+    """The twin in consent mode card, its customer answering the system's questions from their own
+    words and saying yes to the card: the decisive write runs, under the id the engine gave it."""
+    key = case_id.rsplit("/", 1)[0]
+    case = load_case(CASES[key])
+    session = await play_case(case["domain"], case["twin"], task=case.get("task"), consent="card", answer_system=True)
+    decisive = twin_decisive(case)
+    ids = [c.id for c in decisive_calls(session, decisive)]
+    ran = [r for r in results_for(session, ids) if r.executed and not r.error]
+    assert ran, f"{key}: the twin's decisive write did not run in card mode: {_explain(session, decisive)}"
+    assert all(r.call_id.startswith("gate_") for r in ran), f"{key}: a write ran other than from a confirmed card"
+
+
 def _agent_calls(turns):
     for t in turns:
         if "agent" in t:

@@ -148,13 +148,13 @@ SESSIONS = Path(__file__).resolve().parents[2] / "sessions"
 
 @pytest.mark.parametrize("name", ["airline-cancel-blocked.jsonl", "retail-refund-revise-then-allow.jsonl"])
 def test_version_1_trajectories_read_as_written(name):
-    """Files written before IRMA's event kinds (schema 2) and before cards (schema 3) read and fold
+    """Files written before IRMA's event kinds (schema 2), cards (3) and questions (4) read and fold
     exactly as today's do: the same events, the same gate log, the same ledger. They were recorded
     without cards: today's sessions of the same scripts read consent from text, and say so. The
     policy text has changed since (its digest, and the prompt's token counts, with it)."""
     old = read_trajectory(V1 / name)
     new = read_trajectory(SESSIONS / name)
-    assert old.started.schema_version == 1 and new.started.schema_version == SCHEMA_VERSION == 3
+    assert old.started.schema_version == 1 and new.started.schema_version == SCHEMA_VERSION == 4
     assert old.warnings == []
 
     def same_prompt(events):
@@ -163,7 +163,7 @@ def test_version_1_trajectories_read_as_written(name):
     assert same_prompt(old.events) == same_prompt(new.events)
     assert [e.type for e in old.events] == [e.type for e in new.events]
     assert old.started.consent is None and new.started.consent == "text"
-    today = {"schema_version": 3, "consent": "text", "policy_digest": new.started.policy_digest}
+    today = {"schema_version": 4, "consent": "text", "policy_digest": new.started.policy_digest}
     assert old.started.model_copy(update=today) == new.started
     assert fold(old.events).context().consent == fold(new.events).context().consent == "text"
     before, after = fold(old.events), fold(new.events)
@@ -192,3 +192,26 @@ def test_a_process_that_keeps_trajectories_in_memory_writes_no_file_and_hands_ea
     lines = store.taken(path).decode().splitlines()
     assert [json.loads(line)["type"] for line in lines] == ["session_started", "user_message"]
     assert store.taken(path) is None
+
+
+V3 = Path(__file__).resolve().parents[1] / "data" / "v3"
+
+
+def test_version_3_trajectories_read_as_written_and_their_gate_is_explained_as_then():
+    """Files written before questions (schema 4): a card session whose customer's reason was read
+    from her words, a text session whose being abroad was. They read without a warning, fold to
+    the same gate log, and `why` explains them as recorded: no question is shown, nothing asked."""
+    from ledger_tui.engine.events import QuestionRequested
+    from ledger_tui.explain import question_of
+
+    for name in ("airline-cancel-on-a-card.jsonl", "telecom-roaming.jsonl"):
+        old = read_trajectory(V3 / name)
+        assert old.started.schema_version == 3 and old.warnings == []
+        state = fold(old.events)
+        assert state.pending_question is None and state.totals.questions == 0
+        assert not any(isinstance(e, QuestionRequested) for e in old.events)
+        for decided in state.gate_log:
+            assert not any(p.asks_question() for p in decided.decision.predicates)
+            assert question_of(old.events, decided.decision.call.id) is None
+    card = fold(read_trajectory(V3 / "airline-cancel-on-a-card.jsonl").events)
+    assert [d.decision.category() for d in card.gate_log] == ["consent", "allowed"]

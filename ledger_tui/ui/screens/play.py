@@ -24,6 +24,8 @@ from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import (
     ConfirmationAnswered,
     ConfirmationRequested,
+    QuestionAnswered,
+    QuestionRequested,
     Event,
     GateDecided,
     LedgerUpdated,
@@ -73,6 +75,7 @@ class ToolsScreen(ModalScreen[None]):
 
 
 CARD_HINT = "A confirmation card awaits the customer's answer: y yes, n no (on the card), or type a reply (Esc: the console)."
+QUESTION_HINT = "The system asked the customer a question: type the number of one choice, or a reply, in the console."
 
 
 class PlayScreen(WorkbenchScreen):
@@ -272,6 +275,10 @@ class PlayScreen(WorkbenchScreen):
             self.conversation.close_card(event.card)
             if str(hint.render()) == CARD_HINT:
                 hint.update("")
+        elif isinstance(event, QuestionRequested):
+            hint.update(Text(QUESTION_HINT))
+        elif isinstance(event, QuestionAnswered) and str(hint.render()) == QUESTION_HINT:
+            hint.update("")
         if isinstance(event, Notice) and event.level == "error":
             self.notify(shown(event.text, markup=True), severity="error", timeout=8)
         if isinstance(event, SessionEnded):

@@ -28,8 +28,6 @@ from textual.widgets import Footer, Input, Select, Static
 
 from ledger_tui.engine.domain import Domain, clause_text
 from ledger_tui.engine.events import (
-    ConfirmationAnswered,
-    ConfirmationRequested,
     EvidenceRead,
     GateDecided,
     GateDecision,
@@ -38,7 +36,7 @@ from ledger_tui.engine.events import (
 from ledger_tui.engine.fold import SessionState
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.serialize import compact
-from ledger_tui.explain import card_lines, category_label, check_label, stated_where, verdict_label
+from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if
 from ledger_tui.ui.widgets.gate_log import row_class
 from ledger_tui.ui.widgets.tool_call_item import WHO
@@ -240,10 +238,12 @@ class WhyScreen(Screen[None]):
         policy: str | None,
         unavailable: str = "",
         jump: Callable[[int], None] | None = None,
-        card: tuple[ConfirmationRequested, ConfirmationAnswered | None] | None = None,
+        waits: list[str] | None = None,
     ) -> None:
         super().__init__()
-        self.card = card  # the confirmation card the call is on or ran from, and its answer
+        # what the call waited on, as `why` prints it: the question it was held for, the card it
+        # is on or ran from, and the customer's answers (explain.waits_lines)
+        self.waits = waits or []
         self.jump = jump  # go to a step of the replay (None in play)
         self.decided = decided
         self.before = before
@@ -261,9 +261,9 @@ class WhyScreen(Screen[None]):
         yield Static(self._title(), id="why-title", classes=f"-{kind}")
         with VerticalScroll(id="why-body"):
             yield Static(self._summary(d), id="why-summary", classes=f"-{kind}")
-            if self.card is not None:
-                yield Static(Text("Confirmation card", style="bold"), classes="why-heading")
-                yield Static(Text(shown("\n".join(card_lines(*self.card, indent="")))), classes="evidence -card", id="why-card")
+            if self.waits:
+                yield Static(Text("Asked of the customer", style="bold"), classes="why-heading")
+                yield Static(Text(shown("\n".join(self.waits))), classes="evidence -card", id="why-card")
             yield Static(Text("Checks", style="bold"), classes="why-heading")
             for p in sorted((p for p in d.predicates if not p.passed), key=lambda p: p.needs_a_read()):
                 fail = "-needs-read" if p.needs_a_read() else f"-{p.verdict_on_fail.value.lower()}"

@@ -22,7 +22,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.outside import shown
-from ledger_tui.explain import card_of
+from ledger_tui.explain import waits_lines
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
@@ -163,8 +163,8 @@ class WorkbenchScreen(Screen[None]):
             except OSError:
                 policy = None
         jump = self.go_to_step if hasattr(self, "jump_to") else None
-        card = card_of(self.events, decided.decision.call.id)
-        screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem, jump=jump, card=card)
+        waits = waits_lines(list(self.events), decided.decision.call.id, indent="")
+        screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem, jump=jump, waits=waits)
         self.app.push_screen(screen)
         return screen
 

@@ -27,6 +27,8 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     ConfirmationAnswered,
     ConfirmationRequested,
+    QuestionAnswered,
+    QuestionRequested,
     Event,
     GateDecided,
     GateDecision,
@@ -466,6 +468,20 @@ class ConversationView(VerticalScroll):
             ran = f"; runs {', '.join(event.runs)}" if event.runs else "; nothing runs"
             text = Text.assemble(("card answered  ", "bold"), f"{event.answer} — {shown(event.reason)}{ran}")
             return self._line(event, text, f"card-answer -{event.answer}", before)
+        if isinstance(event, QuestionRequested):  # the system asks, not the model
+            again = ", asked again" if event.attempt > 1 else ""
+            text = Text.assemble((f"question ({event.question}, about {event.record}{again})\n", "bold"), shown(event.text))
+            entry = self._line(event, text, "card", before)
+            assert isinstance(entry.widget, Line)
+            entry.widget.can_focus = False
+            return entry
+        if isinstance(event, QuestionAnswered):
+            if event.value is not None:
+                then = f"; gated again as {', '.join(event.runs)}" if event.runs else ""
+                text = Text.assemble(("question answered  ", "bold"), f"{shown(event.reason)}{then}")
+                return self._line(event, text, "card-answer -yes", before)
+            text = Text.assemble(("question answered  ", "bold"), f"unclear — {shown(event.reason)}; nothing recorded")
+            return self._line(event, text, "card-answer -unclear", before)
         if isinstance(event, Notice):
             return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
         if isinstance(event, HelperCall):  # IRMA's helper calls, before the agent answers
