@@ -67,6 +67,9 @@ class SessionContext:
             return 2024
 
 
+QUESTION_HINT = "Nothing to do: the system asks the customer, and their answers (the question's, then the card's) decide."
+
+
 @dataclass(frozen=True)
 class Failure:
     reason: str
@@ -267,7 +270,7 @@ class GateContext:
         REVISE that holds the call until the answer, not a violation."""
         from ledger_tui.engine.questions import ANSWERS_PREFIX
 
-        return Failure(reason, "Nothing to do: the system asks the customer; their answer decides.", None, Verdict.REVISE, question=f"{ANSWERS_PREFIX}{key}.{record}")
+        return Failure(reason, QUESTION_HINT, None, Verdict.REVISE, question=f"{ANSWERS_PREFIX}{key}.{record}")
 
     @staticmethod
     def needs(reason: str, call: SuggestedCall, hint: str = "") -> Failure:
@@ -492,6 +495,8 @@ def _decide(call: ToolCall, results: list[PredicateResult]) -> GateDecision:
     for r in deciding:
         if r.hint and r.hint not in hints:
             hints.append(r.hint)
+    if all(r.asks_consent() for r in deciding) and any(r.question for r in deciding):
+        hints = [QUESTION_HINT]  # one sentence for what waits on the customer
     suggested: list[SuggestedCall] = []
     for r in deciding:
         if r.suggested_call and r.suggested_call not in suggested:

@@ -301,6 +301,7 @@ class WhyScreen(Screen[None]):
         the call."""
         text = Text.assemble(("verdict ", "bold"), shown(f"{verdict_label(d)}: {d.reason}"))
         deciding = [p for p in d.predicates if not p.passed and p.verdict_on_fail == d.verdict]
+        deciding.sort(key=lambda p: (bool(p.consent), bool(p.question), p.needs_a_read()))  # as the reason orders them
         if deciding:
             names = ", ".join(f"{p.name}{' (needs a read)' if p.needs_a_read() else ''}" for p in deciding)
             text.append_text(Text.assemble("\n", ("decided by ", "bold"), shown(names)))

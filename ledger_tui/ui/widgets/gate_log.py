@@ -317,8 +317,12 @@ def describe(decision: GateDecision) -> str:
     if not failed:
         return "all checks passed"
     if decision.held():
+        if any(p.asks_question() for p in failed):
+            return "asking the customer a question, then on a card: every other check passed"
         return "asking the customer on a card: every other check passed"
-    broken = [p.name for p in failed if not p.needs_a_read()]
+    # a missing consent is the smaller news next to a broken rule: it comes after it
+    broken = [p.name for p in failed if not p.needs_a_read() and not p.asks_consent()]
+    broken += [p.name for p in failed if p.asks_consent()]
     reads = [p.name for p in failed if p.needs_a_read()]
     if not broken:
         return f"{', '.join(reads)}: {decision.reason}"
