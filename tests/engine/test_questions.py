@@ -254,3 +254,40 @@ def test_the_shipped_roaming_session_asks_being_abroad_twice_and_stops_on_the_an
     assert any("recorded as answers.abroad.L1004 = no" in line for line in lines)
     held = state.gate_log[0].decision
     assert question_of(events, held.call.id)[0].question == asked[-1].question
+
+
+async def test_an_evaluated_run_puts_the_question_to_the_customer_simulator_and_its_answer_counts(tmp_path):
+    """The LLM path of `eval`: the simulator hears the system's question as the agent's words (as
+    it hears a card), its reply is read by the closed reader, and the write runs on its yes."""
+    from ledger_tui.engine.models import FunctionModel
+    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.eval.runner import run_llm_trial
+
+    domain = load_domain("airline")
+    task = load_tasks(domain.tasks_path)[0]
+    heard: list[str] = []
+    status = [call("get_flight_status", f"s{i}", flight_number=n, date="2024-05-27") for i, n in enumerate(("HAT110", "HAT167"))]
+    agent_turns = iter([turn(IDENTIFY), turn(read(INSURED, "r2"), *status), turn(cancel(INSURED, "w1")), turn(text="It is cancelled.")])
+
+    def agent(messages, tools):
+        return next(agent_turns, turn(text="Anything else?"))
+
+    def customer(messages, tools):
+        last = str(messages[-1]["content"]) if messages[-1]["role"] == "user" else ""
+        heard.append(last)
+        if "Reply with the number of one choice." in last:
+            return turn(text="3, I have the flu.")
+        if "Reply yes to confirm" in last:
+            return turn(text="Yes, please.")
+        if "cancelled" in last:
+            return turn(text="Thanks! ###STOP###")
+        return turn(text=f"Hi, I'm {USER}. Please cancel reservation {INSURED}.")
+
+    result = await run_llm_trial(domain, task, "full", 0, FunctionModel(agent, name="agent"), FunctionModel(customer, name="customer"), tmp_path / "run.jsonl")
+    events = read_trajectory(tmp_path / "run.jsonl").events
+    [answered] = [e for e in events if isinstance(e, QuestionAnswered)]
+    assert (answered.value, answered.quote) == ("health", "3, I have the flu.")
+    assert any("Why do you want to cancel reservation 1LPDPD?" in h for h in heard)
+    ran = [e for e in events if isinstance(e, ToolResult) and e.name == "cancel_reservation" and e.executed and not e.error]
+    assert len(ran) == 1 and ran[0].call_id.startswith("gate_")
+    assert result.questions == 1 and result.cards == 1
