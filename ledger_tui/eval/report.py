@@ -914,6 +914,14 @@ def report_command(
     for line in report_lines(report, wide):
         echo(line)
     path = Path(json_out) if json_out is not None else Path(folder) / "report.json"
+    if json_out is None:
+        from ledger_tui.eval.folder_lock import writer_of
+
+        writer = writer_of(Path(folder))
+        if writer is not None:  # the figures above are of the runs written so far
+            echo(f"\nnote: {folder} is being written by {writer}: the report above is of the runs so far; "
+                 f"{path.name} is not rewritten (run report again when it has finished, or pass --json).", err=True)
+            return report
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

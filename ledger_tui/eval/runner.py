@@ -405,7 +405,19 @@ async def run_eval(
     stops it before anything is written. With more than one worker the runs go to worker processes
     (eval/workers.py), with backend "ray" to Ray actors (eval/ray_backend.py), and this process
     stays the one writer of results.jsonl. `on_start` is called once the runs start (with workers:
-    once the first worker is ready)."""
+    once the first worker is ready). It is the folder's one writer while it runs (folder_lock.py):
+    another `eval` or `import-tau2` into it stops with FolderBusyError."""
+    from ledger_tui.eval.folder_lock import FolderLock
+
+    with FolderLock(config.out, "eval"):
+        return await _run_eval(config, on_result, on_start)
+
+
+async def _run_eval(
+    config: EvalConfig,
+    on_result: Callable[[TrialResult], Awaitable[None] | None] | None,
+    on_start: Callable[[], None] | None,
+) -> list[TrialResult]:
     previous = canonical_ids(load_results(config.out), config.tasks)
     done = {r.key() for r in previous if not r.infrastructure_error}
     kept = [r for r in previous if not r.infrastructure_error]

@@ -362,17 +362,24 @@ def import_tau2(path: Path, out: Path, force: bool = False) -> Imported:
     tasks_file = inside(out, "tasks.json") if results.tasks else None
     manifest_file = inside(out, MANIFEST)
     digest = _source_digest(results.path)
-    _prepare_folder(out, results.path, digest, force)
-    out.mkdir(parents=True, exist_ok=True)
-    unread: list[str] = []
-    written = [
-        import_simulation(domain, sim, results.info, target, results.solo, unread)
-        for sim, target in zip(results.simulations, targets)
-    ]
-    if tasks_file is not None:
-        tasks_file.write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
-    manifest = {"source": str(results.path), "sha256": digest, "files": [p.name for p in written]}
-    manifest_file.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    from ledger_tui.eval.folder_lock import FolderLock
+
+    with FolderLock(out, "import-tau2"):  # the folder's one writer (folder_lock.py)
+        _prepare_folder(out, results.path, digest, force)
+        out.mkdir(parents=True, exist_ok=True)
+        # the manifest first, marked incomplete: importing the same file again after a crash (or a
+        # full disk) finds its own partial import and completes it, without --force
+        plan = {"source": str(results.path), "sha256": digest, "files": [p.name for p in targets], "complete": False}
+        manifest_file.write_text(json.dumps(plan, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        unread: list[str] = []
+        written = [
+            import_simulation(domain, sim, results.info, target, results.solo, unread)
+            for sim, target in zip(results.simulations, targets)
+        ]
+        if tasks_file is not None:
+            tasks_file.write_text(json.dumps(results.tasks, indent=1) + "\n", encoding="utf-8")
+        manifest = {"source": str(results.path), "sha256": digest, "files": [p.name for p in written], "complete": True}
+        manifest_file.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     warnings = list(results.warnings)
     if unread:
         names = ", ".join(sorted(set(unread))[:3])

@@ -211,9 +211,23 @@ async def test_a_run_that_raises_stops_the_eval_with_the_sentence_one_process_sa
     assert workers_alive() == []
 
 
-async def test_workers_started_before_a_preparation_that_fails_are_ended(tmp_path):
-    # the workers start up while this process prepares; here the --out folder cannot be made
-    (tmp_path / "a-file").write_text("")
+async def test_workers_started_before_a_preparation_that_fails_are_ended(tmp_path, monkeypatch):
+    # the workers start up while this process prepares; here the preparation fails (a disk error)
+    from ledger_tui.eval import runner
+
+    def fails(*args):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(runner, "_prepare", fails)
     with LoopbackServer(steady) as server, pytest.raises(OSError):
+        await run_eval(config(server, tmp_path / "out", workers=2))
+    assert workers_alive() == []
+
+
+async def test_an_out_folder_that_cannot_be_made_is_one_sentence_before_any_worker_starts(tmp_path):
+    from ledger_tui.eval.folder_lock import FolderError
+
+    (tmp_path / "a-file").write_text("")
+    with LoopbackServer(steady) as server, pytest.raises(FolderError, match="check the folder and its permissions"):
         await run_eval(config(server, tmp_path / "a-file" / "out", workers=2))
     assert workers_alive() == []
