@@ -8,6 +8,7 @@ Every failure a user can meet is a `LedgerTuiError` whose message is one sentenc
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import json
 import sys
@@ -482,6 +483,10 @@ def play(
 
     status = launch_play(d, agent_model, mode, db, out, session_options)
     say(f"session   {out}")
+    from ledger_tui.engine.store import WRITE_FAILURES
+
+    if str(out) in WRITE_FAILURES:  # the recording stopped on a full disk; the workbench went on
+        raise WRITE_FAILURES[str(out)]
     _tui_status(status)
 
 
@@ -871,11 +876,36 @@ for _info in app.registered_commands:  # (eval says more: which runs are saved, 
     _info.callback = _interruptible(_info.callback)  # type: ignore[arg-type]
 
 
+# What a command that stopped on a write error (a full disk, a read-only folder) kept.
+KEPT_ON_WRITE_ERROR = {
+    "run": "the trajectory is kept up to its last whole line",
+    "play": "the trajectory is kept up to its last whole line",
+    "eval": "results.jsonl keeps every run finished before it, and the same command again resumes from there",
+    "import-tau2": "the runs imported before it are kept, and importing the same file again completes the folder",
+}
+WRITE_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EIO", "EACCES", "EPERM") if hasattr(errno, name)
+)
+
+
+def write_error(exc: OSError, command: str) -> str:
+    """One sentence for a write the OS refused: the path, why, what was kept, the fix."""
+    where = f" {exc.filename}" if exc.filename else ""
+    kept = KEPT_ON_WRITE_ERROR.get(command, "what was written before it is kept")
+    return f"Cannot write{where} ({exc.strerror or exc}); {kept}; free some space or write elsewhere (--out), then run it again."
+
+
 def main() -> None:
     try:
         app()
     except LedgerTuiError as exc:
         say(f"error: {exc}", err=True)
+        sys.exit(2)
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        command = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+        say(f"error: {write_error(exc, command)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         say(INTERRUPTED, err=True)

@@ -46,6 +46,11 @@ def taken(path: Path | str) -> bytes | None:
     return None if kept is None else kept.getvalue().encode("utf-8")
 
 
+# The files whose writing stopped on an OS error in this process (a full disk), by path: a
+# command that carries on (play) still ends with the one sentence and the exit status.
+WRITE_FAILURES: dict[str, OSError] = {}
+
+
 class TrajectoryWriter:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -59,8 +64,23 @@ class TrajectoryWriter:
     def write(self, event: Event) -> None:
         if self._file is None:
             return
-        self._file.write(dump_event(event) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(dump_event(event) + "\n")
+            self._file.flush()
+        except OSError as exc:  # a full disk: what was written stays, up to its last whole line
+            self.broken(exc)
+
+    def broken(self, exc: OSError) -> None:
+        """Stop writing (the events after this one are not recorded, and a session's end does not
+        fail a second time) and raise the error with this file's path, for one sentence naming it."""
+        file, self._file = self._file, None
+        try:
+            if file is not None:
+                file.close()
+        except OSError:
+            pass
+        failed = WRITE_FAILURES[str(self.path)] = OSError(exc.errno, exc.strerror, str(self.path))
+        raise failed from None
 
     def close(self) -> None:
         if self._file is not None:

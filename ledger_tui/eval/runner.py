@@ -455,8 +455,12 @@ async def _run_eval(
     async def record(result: TrialResult) -> None:
         async with lock:
             results.append(result)
-            with (config.out / RESULTS).open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(asdict(result)) + "\n")
+            path = config.out / RESULTS
+            try:
+                with path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(asdict(result)) + "\n")
+            except OSError as exc:  # named, for the one sentence that says what was kept
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
             if on_result is not None:
                 maybe = on_result(result)
                 if asyncio.iscoroutine(maybe):
@@ -512,7 +516,11 @@ def _prepare(config: EvalConfig, todo: list[tuple[Task, int, str]], kept: list[T
         tau2_gold_digests(config.domain, task)
     config.out.mkdir(parents=True, exist_ok=True)
     # rewrite the file without the infrastructure errors that will be retried
-    (config.out / RESULTS).write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+    path = config.out / RESULTS
+    try:
+        path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
 def select_tasks(tasks: Iterable[Task], ids: str | None) -> list[Task]:

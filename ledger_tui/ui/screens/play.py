@@ -134,6 +134,17 @@ class PlayScreen(WorkbenchScreen):
                 self.post_message(EventRecorded(event))
         except LedgerTuiError as exc:
             self.post_message(EventRecorded(Notice(seq=-1, level="error", text=str(exc))))
+        except OSError as exc:  # the recording could not be written (a full disk): say so, go on
+            where = exc.filename or self.session.out
+            self.post_message(
+                EventRecorded(
+                    Notice(
+                        seq=-1, level="error",
+                        text=f"Cannot write {where} ({exc.strerror or exc}): the recording stops here, kept up to its last "
+                        "whole line; the session goes on unrecorded (free some space and start again to record it).",
+                    )
+                )
+            )
         except Exception as exc:  # a bug in a tool or domain must not end the session
             self.post_message(
                 EventRecorded(Notice(seq=-1, level="error", text=f"{what} failed ({type(exc).__name__}: {exc}); the session goes on."))
