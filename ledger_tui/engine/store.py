@@ -119,6 +119,7 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
         _parse(path, numbered, events, warnings)
     if not events:
         raise TrajectoryError(f"{path} holds no events; pass a .jsonl trajectory written by ledger-tui.")
+    _in_order(path, numbered, events)
     first = events[0]
     if not isinstance(first, SessionStarted):
         warnings.append(f"{path.name} does not start with a session_started event; domain and model are unknown.")
@@ -133,6 +134,25 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
             f"{OLDEST_SCHEMA}); pass a .jsonl trajectory written by ledger-tui."
         )
     return LoadedTrajectory(path, events, warnings)
+
+
+def _in_order(path: Path, numbered: list[tuple[int, str]], events: list[Event]) -> None:
+    """A session numbers its events 0, 1, 2, … as it writes them (`seq`): a line that repeats an
+    earlier one's number or comes before it (duplicated or moved, by hand or by a tool that
+    rewrote the file) is refused here, once, for every reader (replay, why, regress, report,
+    audit, browse) alike. A gap is allowed (a file trimmed of events keeps its order), and so are
+    events without a number (-1: a file another tool wrote)."""
+    last = -1
+    for i, event in enumerate(events):
+        if event.seq < 0:
+            continue
+        if event.seq <= last:
+            what = "a copy of an earlier line" if event.seq == last or any(e.seq == event.seq for e in events[:i]) else "a line moved"
+            raise TrajectoryError(
+                f"Line {numbered[i][0]} of {path.name} is event {event.seq}, after event {last} ({what}); "
+                "restore the file as ledger-tui wrote it."
+            )
+        last = event.seq
 
 
 @contextmanager

@@ -82,10 +82,14 @@ class FolderLock:
         if self.folder.exists() and not self.folder.is_dir():
             raise FolderError(f"{self.folder} is a file; pass a folder to --out.")
         self._made = not self.folder.exists()
-        while True:
+        for attempt in range(100):
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except FileNotFoundError:  # a writer that made the folder removed it as it finished
+                if attempt < 99:
+                    continue
+                raise FolderError(f"{self.folder} keeps disappearing; pass another --out.") from None
             except OSError as exc:
                 raise FolderError(
                     f"Cannot create {self.path} to keep other writers out ({exc.strerror}); check the folder and its "
@@ -103,6 +107,8 @@ class FolderLock:
             except FileNotFoundError:
                 pass
             os.close(fd)
+        else:
+            raise FolderError(f"{self.path} keeps being replaced by other writers; pass another --out.")
         me = {
             "pid": os.getpid(),
             "command": self.command,
