@@ -25,6 +25,7 @@ from ledger_tui.engine.events import (
     GateDecision,
     PredicateResult,
     Verdict,
+    asked_of,
 )
 
 READ_MARK = "needs a read"
@@ -137,28 +138,10 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
     return lines
 
 
-def _asked_of(events: Iterable[Event], call_id: str, asks: type, answers: type, key: str) -> tuple[Any, Any] | None:
-    """What the system asked the customer (a card, a question: `asks`, named by its field `key`)
-    that a call is held for, or was run or gated again after (on its answer), with that answer."""
-    shown: dict[str, Any] = {}
-    given: dict[str, Any] = {}
-    held = None
-    for e in events:
-        if isinstance(e, asks):
-            shown[getattr(e, key)] = e
-            if any(c.id == call_id for c in e.calls):
-                held = getattr(e, key)
-        elif isinstance(e, answers):
-            given.setdefault(getattr(e, key), e)
-            if call_id in e.runs and getattr(e, key) in shown:
-                return shown[getattr(e, key)], e
-    return (shown[held], given.get(held)) if held is not None else None
-
-
 def card_of(events: Iterable[Event], call_id: str) -> tuple[ConfirmationRequested, ConfirmationAnswered | None] | None:
     """The confirmation card a call is on (held for it) or was run from (on its yes), and the
     customer's answer to it, if they gave one."""
-    return _asked_of(events, call_id, ConfirmationRequested, ConfirmationAnswered, "card")
+    return asked_of(events, call_id, ConfirmationRequested, ConfirmationAnswered, "card")
 
 
 def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None, indent: str = "  ") -> list[str]:
@@ -177,7 +160,7 @@ def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None,
 def question_of(events: Iterable[Event], call_id: str) -> tuple[QuestionRequested, QuestionAnswered | None] | None:
     """The closed question a call waits on (held for it; the last time it was asked) or was gated
     again after (on its answer), and the customer's answer to it, if they gave one."""
-    return _asked_of(events, call_id, QuestionRequested, QuestionAnswered, "question")
+    return asked_of(events, call_id, QuestionRequested, QuestionAnswered, "question")
 
 
 def question_lines(question: QuestionRequested, answer: QuestionAnswered | None, indent: str = "  ") -> list[str]:

@@ -19,7 +19,7 @@ facts only the customer can say.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Iterable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 
@@ -428,6 +428,25 @@ def agent_text(event: Any) -> str | None:
     if isinstance(event, (AssistantMessage, Refusal, ConfirmationRequested, QuestionRequested)):
         return event.text
     return None
+
+
+def asked_of(events: Iterable[Event], call_id: str, asks: type, answers: type, key: str) -> tuple[Any, Any] | None:
+    """What the system asked the customer (a card, a question: `asks`, named by its field `key`)
+    that a call is held for, or was run or gated again after (on its answer), with that answer."""
+    shown: dict[str, Any] = {}
+    given: dict[str, Any] = {}
+    held = None
+    for e in events:
+        if isinstance(e, asks):
+            shown[getattr(e, key)] = e
+            if any(c.id == call_id for c in e.calls):
+                held = getattr(e, key)
+        elif isinstance(e, answers):
+            given.setdefault(getattr(e, key), e)
+            if call_id in e.runs and getattr(e, key) in shown:
+                return shown[getattr(e, key)], e
+    return (shown[held], given.get(held)) if held is not None else None
+
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 

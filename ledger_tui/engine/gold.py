@@ -33,6 +33,7 @@ from ledger_tui.engine.events import (
     QuestionAnswered,
     QuestionRequested,
     ToolCall,
+    asked_of,
     ToolResult,
     Verdict,
 )
@@ -155,23 +156,13 @@ class GoldAgent:
         self.current_call_id = call.id
         return ModelTurn(tool_calls=(call,))
 
-    def _asked_of(self, call_id: str, asks: type, answers: type, key: str) -> tuple[Any, Any]:
-        """The last card or question (`asks`, named by its field `key`) a held call is on, and the
-        customer's answer to it if they gave one."""
-        assert self.session is not None
-        asked = answer = None
-        for event in self.session.events:
-            if isinstance(event, asks) and any(c.id == call_id for c in event.calls):
-                asked, answer = event, None
-            elif isinstance(event, answers) and asked is not None and getattr(event, key) == getattr(asked, key):
-                answer = event
-        return asked, answer
-
     def _card_of(self, call_id: str) -> tuple[ConfirmationRequested | None, ConfirmationAnswered | None]:
-        return self._asked_of(call_id, ConfirmationRequested, ConfirmationAnswered, "card")
+        assert self.session is not None
+        return asked_of(self.session.events, call_id, ConfirmationRequested, ConfirmationAnswered, "card") or (None, None)
 
     def _question_of(self, call_id: str) -> tuple[QuestionRequested | None, QuestionAnswered | None]:
-        return self._asked_of(call_id, QuestionRequested, QuestionAnswered, "question")
+        assert self.session is not None
+        return asked_of(self.session.events, call_id, QuestionRequested, QuestionAnswered, "question") or (None, None)
 
     def question_answer(self, asked: QuestionRequested) -> str:
         """The gold customer's answer to a closed question: the number of the choice the task's own

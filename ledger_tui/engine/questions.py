@@ -39,6 +39,17 @@ MAX_CHARS = 600
 ASKS = 2  # a question is asked at most this many times in a row; then the model is told
 
 
+def answer_path(key: str, record: str) -> str:
+    """Where the answer to question `key` about `record` is kept in the ledger."""
+    return f"{ANSWERS_PREFIX}{key}.{record}"
+
+
+def path_parts(path: str) -> tuple[str, str]:
+    """(key, record) of an `answer_path`."""
+    key, _, record = path[len(ANSWERS_PREFIX) :].partition(".")
+    return key, record
+
+
 @dataclass(frozen=True)
 class Choice:
     value: str  # what the checks compare: "health"
@@ -56,9 +67,6 @@ class Question:
     choices: tuple[Choice, ...]
     tools: tuple[str, ...] = ()  # the writes whose checks may ask it (documentation, the linter)
     _tables: dict[str, tuple[lx.Phrase, ...]] = field(default_factory=dict, compare=False, repr=False)
-
-    def path(self, record: str) -> str:
-        return f"{ANSWERS_PREFIX}{self.key}.{record}"
 
     def choice(self, value: str) -> Choice | None:
         return next((c for c in self.choices if c.value == value), None)
@@ -174,7 +182,6 @@ def _read_clause(toks: tuple[str, ...], question: Question) -> _Clause:
     for choice in question.choices:
         for a, b in lx.spans(toks, question.table(choice.value)):
             named.append((a, b, choice.value))
-    named.sort(key=lambda m: (m[0], -(m[1] - m[0])))
     kept: list[tuple[int, int, str]] = []
     taken: set[int] = set()
     for a, b, value in sorted(named, key=lambda m: -(m[1] - m[0])):  # the longest phrase first
@@ -195,11 +202,10 @@ def _read_clause(toks: tuple[str, ...], question: Question) -> _Clause:
 
 def _void(clause: _Clause, value: str, pos: int, companion: bool) -> str | None:
     """Why a choice named in this clause does not count, or None."""
-    toks = clause.toks
-    before = toks[:pos]
-    if any(lx.at(before, i, _NEGATORS) for i in range(len(before))):
+    before = clause.toks[:pos]
+    if lx.has(before, _NEGATORS):
         return "said under a negation"
-    if lx.spans(toks, _OTHER_TIME):
+    if lx.spans(clause.toks, _OTHER_TIME):
         return "said of another time"
     if not companion and lx.spans(before, _OTHER_PERSON):
         return "said of someone else"
@@ -218,9 +224,7 @@ def read_answer(reply: str, question: Question) -> AnswerReading:
     clauses = [_read_clause(c, question) for c in _clauses(text)]
     if any(c.hedged() for c in clauses):
         return AnswerReading(None, "a condition or a doubt, not one choice")
-    companion = any(
-        lx.spans(c.toks, _COMPANION) and not any(lx.at(c.toks, i, _NEGATORS) for i in range(len(c.toks))) for c in clauses
-    )
+    companion = any(lx.spans(c.toks, _COMPANION) and not lx.has(c.toks, _NEGATORS) for c in clauses)
     values = [c.value for c in question.choices]
     named: dict[str, None] = {}
     voided: list[str] = []

@@ -287,25 +287,36 @@ class Session:
             "calls": [{"name": c.name, "arguments": c.arguments} for c in card.calls],
             "quote": answered.quote,
         }
-        _, updates = absorb(self.state.ledger, [(cards.consent_path(card.card), value)], source_call=card.card, source_seq=answered.seq)
+        return self._observed(cards.consent_path(card.card), value, card.card, answered)
+
+    def _observed(self, path: str, value: Any, source: str, answered: ConfirmationAnswered | QuestionAnswered) -> list[Any]:
+        """The customer's answer to what the system asked (`source`: a card, a question) as an
+        observed ledger fact at `path`, with their words."""
+        _, updates = absorb(self.state.ledger, [(path, value)], source_call=source, source_seq=answered.seq)
         return [u.model_copy(update={"quote": answered.quote}) for u in updates]
+
+    async def _gate_runs(self, calls: list[ToolCall], after_hold: bool = False) -> AsyncIterator[Event]:
+        """`calls` as one message of the gate's, each gated (again) on the ledger as it is now; a
+        refusal ends the message, and the calls after it are not run."""
+        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
+        self.transcript.append(assistant_message("", calls))
+        ended = False
+        for call in calls:
+            if ended:
+                yield self._result(call, NOT_RUN, error=True, executed=False)
+                continue
+            async for e in self._handle_call(call, malformed=None, after_hold=after_hold and bool(self._held)):
+                yield e
+                ended = ended or isinstance(e, Refusal)
 
     async def _run_confirmed(self, card: ConfirmationRequested, runs: list[str]) -> AsyncIterator[Event]:
         """Run the calls the customer confirmed, in card order, as one message of the gate's,
         each under a fresh id and gated again on the ledger as it is now; a BLOCK ends the run."""
         calls = [c.model_copy(update={"id": rid}) for c, rid in zip(card.calls, runs)]
-        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
-        self.transcript.append(assistant_message("", calls))
         self._confirming = card.card
         try:
-            ended = False
-            for call in calls:
-                if ended:
-                    yield self._result(call, NOT_RUN, error=True, executed=False)
-                    continue
-                async for e in self._handle_call(call, malformed=None):
-                    yield e
-                    ended = ended or isinstance(e, Refusal)
+            async for e in self._gate_runs(calls):
+                yield e
         finally:
             self._confirming = None
 
@@ -341,9 +352,7 @@ class Session:
             return []
         label = next((c.label for c in question.choices if c.value == answered.value), answered.value)
         value = {"value": answered.value, "choice": answered.choice, "label": label, "quote": answered.quote}
-        path = f"{questions.ANSWERS_PREFIX}{question.key}.{question.record}"
-        _, updates = absorb(self.state.ledger, [(path, value)], source_call=question.question, source_seq=answered.seq)
-        return [u.model_copy(update={"quote": answered.quote}) for u in updates]
+        return self._observed(questions.answer_path(question.key, question.record), value, question.question, answered)
 
     async def _ask(self, key: str, record: str, held: list[ToolCall], attempt: int = 1, again: str | None = None) -> AsyncIterator[Event]:
         """Ask the customer the domain's closed question `key` about `record`: the turn ends with it."""
@@ -354,7 +363,7 @@ class Session:
             yield self.emit(Notice(level="error", text=text))
             self.transcript.append({"role": "user", "content": f"[{text}]"})
             return
-        number = 1 + sum(1 for e in self.events if isinstance(e, QuestionRequested))
+        number = 1 + self.state.totals.questions  # (every question asked is counted there)
         text = declared.text(record, again)
         yield self.emit(
             QuestionRequested(
@@ -368,16 +377,10 @@ class Session:
         """The held calls, now that the customer answered, gated again under fresh ids as one
         message of the gate's: on to a card, another question, the model (a REVISE) or a refusal."""
         calls = [c.model_copy(update={"id": rid}) for c, rid in zip(question.calls, runs)]
-        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
-        self.transcript.append(assistant_message("", calls))
         ended = False
-        for call in calls:
-            if ended:
-                yield self._result(call, NOT_RUN, error=True, executed=False)
-                continue
-            async for e in self._handle_call(call, malformed=None, after_hold=bool(self._held)):
-                yield e
-                ended = ended or isinstance(e, Refusal)
+        async for e in self._gate_runs(calls, after_hold=True):
+            yield e
+            ended = ended or isinstance(e, Refusal)
         if ended:
             self._held, self._held_questions = [], []
             return
@@ -392,12 +395,11 @@ class Session:
         if not held:
             return
         if waiting:
-            key, _, record = waiting[0][len(questions.ANSWERS_PREFIX) :].partition(".")
-            async for e in self._ask(key, record, held):
+            async for e in self._ask(*questions.path_parts(waiting[0]), held):
                 yield e
             return
         rendered = cards.render(self.domain, held, self.state.ledger, self.state.context())
-        number = 1 + sum(1 for e in self.events if isinstance(e, ConfirmationRequested))
+        number = 1 + self.state.totals.cards
         yield self.emit(
             ConfirmationRequested(
                 card=f"card_{number}", calls=held, lines=rendered.lines, text=rendered.text,

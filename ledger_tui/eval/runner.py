@@ -14,9 +14,10 @@ import gc
 import json
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable, Iterator
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -25,7 +26,7 @@ from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError,
 from ledger_tui.engine.events import Event, Notice, Refusal, SessionStarted, ToolResult, agent_text
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.gold import fresh_environment, run_gold
-from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.models import Model
 from ledger_tui.engine.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Task
@@ -456,11 +457,8 @@ async def _run_eval(
         async with lock:
             results.append(result)
             path = config.out / RESULTS
-            try:
-                with path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(asdict(result)) + "\n")
-            except OSError as exc:  # named, for the one sentence that says what was kept
-                raise OSError(exc.errno, exc.strerror, str(path)) from None
+            with _named(path), path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(asdict(result)) + "\n")
             if on_result is not None:
                 maybe = on_result(result)
                 if asyncio.iscoroutine(maybe):
@@ -517,8 +515,16 @@ def _prepare(config: EvalConfig, todo: list[tuple[Task, int, str]], kept: list[T
     config.out.mkdir(parents=True, exist_ok=True)
     # rewrite the file without the infrastructure errors that will be retried
     path = config.out / RESULTS
-    try:
+    with _named(path):
         path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+
+
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """An OS error writing `path` (a full disk) raised with the path, for the one sentence the
+    command says (cli.write_error): a file's write does not name its file."""
+    try:
+        yield
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
 
