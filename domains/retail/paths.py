@@ -17,6 +17,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
+from ledger_tui.engine.text import EMAIL
 
 Pairs = Iterable[tuple[str, Any]]
 
@@ -80,15 +81,16 @@ SOURCES: list[tuple[str, str]] = [
 ]
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_NAME_ZIP = re.compile(r"\bname is ([A-Z][\w'-]+) ([A-Z][\w'-]+)\b.*?\b(\d{5})\b", re.S)
+# (the zip within a few sentences of the name: an unbounded gap would rescan the rest of the text
+# from every "name is")
+_NAME_ZIP = re.compile(r"\bname is ([A-Z][\w'-]+) ([A-Z][\w'-]+)\b.{0,300}?\b(\d{5})\b", re.S)
 
 
 def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) -> SuggestedCall | None:
     """The lookup of the email the customer gave, if they gave one; otherwise the agent must ask
     (an order id or a user id does not identify anyone under this policy)."""
     for text in reversed(customer_text):
-        emails = _EMAIL.findall(text or "")
+        emails = EMAIL.findall(text or "")
         if emails:
             return SuggestedCall(name="find_user_id_by_email", arguments={"email": emails[-1].rstrip(".")})
         named = _NAME_ZIP.search(text or "")

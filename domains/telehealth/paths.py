@@ -21,10 +21,10 @@ the engine records `identified.<patient_id>` and `users.current`.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.events import SuggestedCall
+from ledger_tui.engine.text import EMAIL
 
 Pairs = Iterable[tuple[str, Any]]
 
@@ -121,14 +121,13 @@ SOURCES: list[tuple[str, str]] = [
 ]
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def identify_hint(arguments: dict[str, Any], customer_text: Sequence[str] = ()) -> SuggestedCall | None:
     """The lookup of the email the patient gave, if they gave one; otherwise the agent must ask
     (an id in the arguments does not count)."""
     for text in reversed(customer_text):
-        emails = _EMAIL.findall(text or "")
+        emails = EMAIL.findall(text or "")
         if emails:
             return SuggestedCall(name="find_patient_by_email", arguments={"email": emails[-1].rstrip(".")})
     return None

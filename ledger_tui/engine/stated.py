@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from ledger_tui.engine import lexicon as lx
@@ -99,7 +100,9 @@ def _negated(
     return bool(lx.spans(toks[lo:start], _DENIALS))
 
 
-_PUNCT = re.compile(r"\s*[,;:—–()]\s*|\s+-\s+")
+# (the spaces around a comma are left on the pieces, which are tokenized: a pattern that takes them
+# would scan a run of spaces once from each of its positions)
+_PUNCT = re.compile(r"[,;:—–()]|(?<=\s)-(?=\s)")
 
 
 def _parts(sentence: str) -> tuple[tuple[str, ...], list[int]]:
@@ -116,6 +119,14 @@ def _parts(sentence: str) -> tuple[tuple[str, ...], list[int]]:
             part.append(n)
         n += 1
     return tuple(toks), part
+
+
+@lru_cache(maxsize=64)
+def _sentences(message: str) -> tuple[tuple[str, tuple[str, ...], list[int]], ...]:
+    """Each sentence of a message with its tokens and parts, once for every statement that reads
+    it (a domain has several: each parsing again a message of thousands of sentences missed the
+    token cache and took seconds)."""
+    return tuple((sentence, *_parts(sentence)) for sentence in sentences(message))
 
 
 def keyword_statement(
@@ -146,8 +157,7 @@ def keyword_statement(
 
     def facts(message: str) -> list[StatedFact]:
         out: list[StatedFact] = []
-        for sentence in sentences(message):
-            toks, part = _parts(sentence)
+        for sentence, toks, part in _sentences(message):
             spans = sorted(
                 ((a, b, label) for label in labels for a, b in lx.spans(toks, compiled[label])),
                 key=lambda s: (s[0], -(s[1] - s[0])),

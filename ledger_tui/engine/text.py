@@ -53,7 +53,9 @@ _DATE_WORDS = re.compile(
 _ISO_DATE = re.compile(r"\b(?P<y>(?:19|20)\d\d)[-/.](?P<m>[01]?\d)[-/.](?P<d>[0-3]?\d)(?:[T ](?P<t>\d\d:\d\d)(?::\d\d)?)?\b")
 _TIME = re.compile(r"\b(?P<h>[012]?\d)(?::(?P<mi>[0-5]\d))?\s*(?P<ap>[ap])\.?\s?m\b\.?|\b(?P<h2>[012]?\d)[:h](?P<mi2>[0-5]\d)\b", re.I)
 _PHONE = re.compile(r"(?<![\w-])\+?1?[\s.-]?\(?(?P<a>\d{3})\)?[\s.-]?(?P<b>\d{3})[\s.-]?(?P<c>\d{4})(?![\w-])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# (an address starts where a run of its characters starts: without the look-behind, every position
+# inside a long run of letters would scan to the run's end looking for the `@`, quadratic)
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![\d])")
 _CONTRACTIONS = (
     (re.compile(r"\bcan['’]t\b", re.I), "can not"),
@@ -68,8 +70,15 @@ _CONTRACTIONS = (
     (re.compile(r"\b(i|you|we|they)['’]ve\b", re.I), r"\1 have"),
     (re.compile(r"\b(i|you|we|they|he|she)['’]d\b", re.I), r"\1 would"),
 )
-_WORD = re.compile(r"[a-z0-9_@.+-]*[a-z0-9_]|[a-z0-9]")
+# a word is a run of these, without the punctuation at either end (`.-+@`); matched as whole runs,
+# which is linear (a pattern that must end in a letter backtracks over a run of dots once per dot)
+_WORD = re.compile(r"[a-z0-9_@.+-]+")
 _UNIT_SPLIT = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")
+# Values found by the patterns (an address, a date, a number) wait in the text as placeholders:
+# U+E000 and two characters of the private-use area after it (6,399² of them, more than a message
+# under `limits.MAX_TEXT` can hold)
+_STASH_BASE = 0xF8FF - 0xE001 + 1
+_PLACEHOLDER = re.compile("(\ue000..)")
 
 
 def fold_accents(text: str) -> str:
@@ -153,11 +162,12 @@ def _tokens(text: str, year: int) -> tuple[str, ...]:
     text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     kept: list[str] = []
 
-    def stash(token: str) -> str:
+    def stash(token: str) -> str:  # a placeholder: U+E000 and the index in two private-use digits
         kept.append(token)
-        return f" \ue000{chr(0xE001 + len(kept) - 1)} "
+        high, low = divmod(len(kept) - 1, _STASH_BASE)
+        return f" \ue000{chr(0xE001 + high)}{chr(0xE001 + low)} "
 
-    text = _EMAIL.sub(lambda m: stash(m.group(0).lower()), text)
+    text = EMAIL.sub(lambda m: stash(m.group(0).lower()), text)
     text = _dates(text, year, stash)
     text = _times(text, stash)
     text = _PHONE.sub(lambda m: stash(f"{m['a']}{m['b']}{m['c']}"), text)
@@ -165,11 +175,11 @@ def _tokens(text: str, year: int) -> tuple[str, ...]:
     text = text.lower().replace("'", " ").replace("#", " ")
     out: list[str] = []
     for raw in re.split(r"[^\w\ue000-\uf8ff@.+-]+", text):
-        for piece in re.split(r"(\ue000.)", raw):
+        for piece in _PLACEHOLDER.split(raw):
             if not piece:
                 continue
             if piece.startswith("\ue000"):
-                out.append(kept[ord(piece[1]) - 0xE001])
+                out.append(kept[(ord(piece[1]) - 0xE001) * _STASH_BASE + ord(piece[2]) - 0xE001])
                 continue
             for word in _WORD.findall(piece):
                 word = word.strip(".-+@")
@@ -200,9 +210,12 @@ def contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
 
 
 def find(haystack: Sequence[str], needle: Sequence[str], start: int = 0) -> int:
+    """Where `needle` first starts in `haystack` at or after `start`, as a run of whole tokens; -1."""
     n = len(needle)
     if n == 0:
         return -1
+    if n > 8:  # (a long needle: a scan whose worst case is linear, see `_matches`)
+        return next(_matches(haystack, needle, start), -1)
     first = needle[0]
     for i in range(start, len(haystack) - n + 1):
         if haystack[i] == first and tuple(haystack[i : i + n]) == tuple(needle):
@@ -211,11 +224,39 @@ def find(haystack: Sequence[str], needle: Sequence[str], start: int = 0) -> int:
 
 
 def positions(haystack: Sequence[str], needle: Sequence[str]) -> list[int]:
+    """Every start of `needle` in `haystack` (overlapping ones too)."""
+    if len(needle) > 8:
+        return list(_matches(haystack, needle, 0))
     out, i = [], find(haystack, needle)
     while i >= 0:
         out.append(i)
         i = find(haystack, needle, i + 1)
     return out
+
+
+def _matches(haystack: Sequence[str], needle: Sequence[str], start: int):
+    """The starts of `needle` in `haystack` from `start`, by Knuth-Morris-Pratt: one pass, however
+    often the needle's own beginning repeats in it (a slice compare at each start would cost the
+    needle's length each time: quadratic on "1 1 1 …" against a long run of ones)."""
+    n = len(needle)
+    fail = [0] * n
+    k = 0
+    for i in range(1, n):
+        while k and needle[i] != needle[k]:
+            k = fail[k - 1]
+        if needle[i] == needle[k]:
+            k += 1
+        fail[i] = k
+    k = 0
+    for i in range(start, len(haystack)):
+        tok = haystack[i]
+        while k and tok != needle[k]:
+            k = fail[k - 1]
+        if tok == needle[k]:
+            k += 1
+            if k == n:
+                yield i - n + 1
+                k = fail[k - 1]
 
 
 def names(text: str, value: Any, year: int = 2024) -> bool:
