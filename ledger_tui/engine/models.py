@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable, Protocol
 
+from ledger_tui.engine import limits
 from ledger_tui.engine.errors import (
     ConnectionDroppedError,
     ContextWindowExceededError,
@@ -67,6 +68,8 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
     """Tool-call arguments as a JSON object, or ({}, reason) when the model sent something else."""
     if raw is None or not raw.strip():
         return {}, None
+    if len(raw) > limits.MAX_ARGUMENTS:  # (before it is parsed: the cap bounds that work too)
+        return {}, limits.too_long_arguments(len(raw))
     if too_deep(raw) is not None:  # a trajectory could not hold them (nor Python's parser read them)
         return {}, f"the arguments are nested more than {MAX_DEPTH} levels deep"
     try:

@@ -23,7 +23,7 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine import cards, context, irma, questions
+from ledger_tui.engine import cards, context, irma, limits, questions
 from ledger_tui.engine.answers import answer_reading
 from ledger_tui.engine.context import Window
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
@@ -51,7 +51,7 @@ from ledger_tui.engine.events import (
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
 from ledger_tui.engine.ledger import absorb
-from ledger_tui.engine.models import Model, unwrap
+from ledger_tui.engine.models import Model, ModelTurn, unwrap
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
 from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
 from ledger_tui.engine.store import TrajectoryWriter
@@ -217,8 +217,11 @@ class Session:
         not respond (play without a model); not by the message a customer leaves with (`final`)."""
         card = self.state.pending_card if not final else None
         question = self.state.pending_question if not final else None
+        text, cut = limits.cut_text(text, "The customer's message")
         event = self.emit(UserMessage(text=text))
         yield event
+        if cut:
+            yield self.emit(Notice(level="warning", text=cut))
         self.transcript.append({"role": "user", "content": text})
         answered = asked = None
         if card is not None:
@@ -441,18 +444,28 @@ class Session:
 
     async def customer_action(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The customer acts on their own device (dual-control domains). Never gated."""
-        call = ToolCall(id=self._new_call_id("user"), name=name, arguments=arguments or {}, requestor="user")
-        yield self.emit(ToolCallProposed(call=call, kind=self.domain.kind(name, "user")))  # type: ignore[arg-type]
+        call = ToolCall(id=self._new_call_id("user"), name=limits.short_name(name), arguments=arguments or {}, requestor="user")
+        n = limits.arguments_size(call.arguments) if call.arguments else 0
+        if n > limits.MAX_ARGUMENTS:
+            call = call.model_copy(update={"arguments": {}})
+        yield self.emit(ToolCallProposed(call=call, kind=self.domain.kind(call.name, "user")))  # type: ignore[arg-type]
+        if n > limits.MAX_ARGUMENTS:
+            yield self._result(call, f"Error: {call.name} was not run: {limits.too_long_arguments(n)}.", error=True, executed=False)
+            return
         async for e in self._execute(call):
             yield e
 
     # ------------------------------------------------------------------ the operator
     async def operator_call(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The operator acts as the agent: the call goes through the same gate and environment."""
-        call = ToolCall(id=self._new_call_id("op"), name=name, arguments=arguments or {}, requestor="operator")
+        call = ToolCall(id=self._new_call_id("op"), name=limits.short_name(name), arguments=arguments or {}, requestor="operator")
+        n = limits.arguments_size(call.arguments) if call.arguments else 0
+        problem = limits.too_long_arguments(n) if n > limits.MAX_ARGUMENTS else None
+        if problem:
+            call = call.model_copy(update={"arguments": {}})
         yield self.emit(AssistantMessage(text="", tool_calls=[call], author="operator"))
         self.transcript.append(assistant_message("", [call]))
-        async for e in self._handle_call(call, malformed=None):
+        async for e in self._handle_call(call, malformed=problem):
             yield e
         async for e in self._show_card():
             yield e
@@ -472,8 +485,11 @@ class Session:
                 self.last_model_error = exc
                 yield self.emit(Notice(level="error", text=str(exc)))
                 return
+            turn, cuts = self._bounded(turn)
             calls = [self._normalise(c) for c in turn.tool_calls]
             yield self.emit(AssistantMessage(text=turn.text, tool_calls=calls, finish_reason=turn.finish_reason))
+            for cut in cuts:
+                yield self.emit(Notice(level="warning", text=cut))
             if turn.finish_reason == "length":
                 yield self.emit(
                     Notice(
@@ -524,6 +540,48 @@ class Session:
             if ended:
                 return
         yield self.emit(Notice(level="warning", text=f"The agent used {self.max_steps} model calls in one turn; turn ended."))
+
+    def _bounded(self, turn: ModelTurn) -> tuple[ModelTurn, list[str]]:
+        """The model's reply within the session's caps (`engine.limits`), and a notice for each cut:
+        its text, its calls after the first MAX_CALLS (dropped, so no tool message answers them),
+        a call id or tool name too long to keep (a new id; a name cut, so the tool is unknown),
+        arguments over the reply's cap, alone or with the calls before them (the call is answered
+        with a tool error the model reads)."""
+        text, cut = limits.cut_text(turn.text, "The model's reply")
+        cuts = [cut] if cut else []
+        calls = list(turn.tool_calls)
+        if len(calls) > limits.MAX_CALLS:
+            cuts.append(
+                f"The model's reply has {len(calls):,} tool calls; the first {limits.MAX_CALLS} are kept "
+                "(the most ledger-tui runs from one reply)."
+            )
+            calls = calls[: limits.MAX_CALLS]
+        malformed = dict(turn.malformed)
+        kept: list[ToolCall] = []
+        total = 0
+        for call in calls:
+            problem = malformed.pop(call.id, None)
+            if len(call.id) > limits.MAX_NAME or len(call.name) > limits.MAX_NAME:
+                cuts.append(
+                    f"A tool call's id or name is longer than {limits.size(limits.MAX_NAME)}; "
+                    "it is kept shortened, with an id of the session's."
+                )
+                call = call.model_copy(update={"id": self._new_call_id("call"), "name": limits.short_name(call.name)})
+            if problem is None and call.arguments:
+                n = limits.arguments_size(call.arguments)
+                if total + n > limits.MAX_ARGUMENTS:  # (alone, or with the calls taken before it)
+                    problem = limits.too_long_arguments(n if n > limits.MAX_ARGUMENTS else total + n, reply=n <= limits.MAX_ARGUMENTS)
+                else:
+                    total += n
+            if limits.is_too_long(problem):
+                cuts.append(f"The model's call to {call.name} was not run: {problem}.")
+                call = call.model_copy(update={"arguments": {}})
+            if problem is not None:
+                malformed[call.id] = problem
+            kept.append(call)
+        if not cuts:
+            return turn, []
+        return dataclasses.replace(turn, text=text, tool_calls=tuple(kept), malformed=malformed), cuts
 
     # ------------------------------------------------------------------ the context window
     async def _known_window(self) -> Window | None:
@@ -653,7 +711,10 @@ class Session:
 
         Recorded as an assistant message, so it counts as "the agent listed the details" for the
         confirmation rule, exactly like a model's text."""
+        text, cut = limits.cut_text(text, "The operator's message")
         yield self.emit(AssistantMessage(text=text, author="operator"))
+        if cut:
+            yield self.emit(Notice(level="warning", text=cut))
         self.transcript.append({"role": "assistant", "content": text})
 
     async def greet(self, text: str = "Hi! How can I help you today?") -> AsyncIterator[Event]:
@@ -690,9 +751,10 @@ class Session:
             yield self._result(call, cards.NOT_RUN_AFTER_CARD, error=True, executed=False)
             return
         if malformed:
+            fix = "Send fewer or shorter arguments in one reply." if limits.is_too_long(malformed) else "Send the arguments as one JSON object."
             yield self._result(
                 call,
-                f"Error: {call.name} was not run: {malformed}. Send the arguments as one JSON object.",
+                f"Error: {call.name} was not run: {malformed}. {fix}",
                 error=True,
                 executed=False,
             )
@@ -729,6 +791,11 @@ class Session:
 
     async def _execute(self, call: ToolCall) -> AsyncIterator[Event]:
         outcome = self.env.execute(call)
+        if len(outcome.content) > limits.MAX_RESULT:  # (only a hand-made --db record gets here)
+            said = limits.too_long_result(call.name, len(outcome.content), ran=outcome.tool is not None and outcome.tool.kind != "read")
+            yield self._result(call, f"Error: {said}", error=True, executed=True)
+            yield self.emit(Notice(level="warning", text=said[0].upper() + said[1:]))
+            return
         result = self._result(call, outcome.content, error=outcome.error, executed=True)
         yield result
         if outcome.error:

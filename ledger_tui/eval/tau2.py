@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ledger_tui.engine import limits
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
@@ -30,6 +31,7 @@ from ledger_tui.engine.events import (
     Event,
     GateDecided,
     GateDecision,
+    Notice,
     SessionEnded,
     SessionStarted,
     ToolCall,
@@ -191,13 +193,23 @@ class _Rebuild:
         self.writer.write(event)
         return event
 
+    def cut(self, text: str) -> None:
+        """Say in the trajectory what of the recording was not taken in (`engine.limits`)."""
+        self.emit(Notice(level="warning", text=f"Imported in part: {text}"))
+
     def result(self, call: ToolCall, message: dict[str, Any]) -> None:
         content = message.get("content") or ""
         error = bool(message.get("error")) or content.startswith("Error:")
+        over = len(content) > limits.MAX_RESULT
+        if over:  # kept cut, and the ledger learns nothing from it
+            said = limits.too_long_result(call.name, len(content), ran=False)
+            content = content[: limits.MAX_RESULT]
         event = self.emit(
             ToolResult(call_id=call.id, name=call.name, requestor=call.requestor, content=content, error=error)
         )
-        if error:
+        if over:
+            self.cut(f"the recorded result of {said}; its first {limits.size(limits.MAX_RESULT)} are kept.")
+        if error or over:
             return
         tool = self.domain.tool(call.name, call.requestor)
         if tool is None:
@@ -213,6 +225,25 @@ class _Rebuild:
             return
         for u in updates:
             self.emit(u)
+
+
+def _bounded_pairs(pairs: list[tuple[ToolCall, Any]]) -> tuple[list[tuple[ToolCall, Any]], list[str]]:
+    """A recorded message's calls within the caps a session keeps (`engine.limits`): ids and
+    names shortened, arguments past the reply's cap dropped (the gate then judges the call
+    without them, so it does not allow it)."""
+    out, cuts, total = [], [], 0
+    for call, recorded in pairs:
+        if len(call.id) > limits.MAX_NAME or len(call.name) > limits.MAX_NAME:
+            call = call.model_copy(update={"id": limits.short_name(call.id), "name": limits.short_name(call.name)})
+            cuts.append(f"a recorded call's id or name is longer than {limits.size(limits.MAX_NAME)}; it is kept shortened.")
+        n = limits.arguments_size(call.arguments) if call.arguments else 0
+        if total + n > limits.MAX_ARGUMENTS:
+            cuts.append(f"the recorded call to {call.name} is kept without its arguments: {limits.too_long_arguments(n if n > limits.MAX_ARGUMENTS else total + n, reply=n <= limits.MAX_ARGUMENTS)}.")
+            call = call.model_copy(update={"arguments": {}})
+        else:
+            total += n
+        out.append((call, recorded))
+    return out, cuts
 
 
 def import_simulation(
@@ -242,15 +273,23 @@ def import_simulation(
         for message, pairs in paired(messages(sim), domain, solo):
             role = message.get("role")
             text = message.get("content") if isinstance(message.get("content"), str) else ""
+            text, cut = limits.cut_text(text, "a recorded message")
+            pairs, cuts = _bounded_pairs(pairs)
             calls = [call for call, _ in pairs]
             if role == "user":
                 if text.strip():
                     event = rb.emit(UserMessage(text=text))
+                    if cut:
+                        rb.cut(cut)
                     _, updates = observe_statements(domain, rb.state.ledger, text, event.seq)
                     for u in updates:
                         rb.emit(u)
             else:
                 rb.emit(AssistantMessage(text=text, tool_calls=calls))
+                if cut:
+                    rb.cut(cut)
+            for said in cuts:
+                rb.cut(said)
             for call, recorded in pairs:
                 rb.emit(ToolCallProposed(call=call, kind=domain.kind(call.name, call.requestor)))  # type: ignore[arg-type]
                 if guarded(domain, call):
