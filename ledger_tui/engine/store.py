@@ -18,7 +18,8 @@ from typing import IO, Iterable, Iterator
 from pydantic import ValidationError
 
 from ledger_tui.engine.errors import TrajectoryError
-from ledger_tui.engine.events import SCHEMA_VERSION, Event, SessionStarted, dump_event, parse_event
+from ledger_tui.engine.events import SCHEMA_VERSION, Event, GateDecided, SessionStarted, ToolCallProposed, dump_event, parse_event
+from ledger_tui.engine.outside import shown
 from ledger_tui.engine.reading import EVENT_DEPTH, json_lines, line_problem, read_text, words
 
 # The oldest schema read. Older versions read as they are: version 2 only added event kinds
@@ -64,8 +65,16 @@ class TrajectoryWriter:
     def write(self, event: Event) -> None:
         if self._file is None:
             return
+        line = dump_event(event)
+        problem = line_problem(line, EVENT_DEPTH)  # the readers' own test: never write what they refuse
+        if problem is not None:
+            self.close()
+            raise TrajectoryError(
+                f"Event {event.seq} ({event.type}) was not written to {self.path}: {problem}, which no reader of "
+                f"trajectories takes; the events before it are kept there, and nothing after it is recorded."
+            )
         try:
-            self._file.write(dump_event(event) + "\n")
+            self._file.write(line + "\n")
             self._file.flush()
         except OSError as exc:  # a full disk: what was written stays, up to its last whole line
             self.broken(exc)
@@ -141,18 +150,30 @@ def _in_order(path: Path, numbered: list[tuple[int, str]], events: list[Event]) 
     earlier one's number or comes before it (duplicated or moved, by hand or by a tool that
     rewrote the file) is refused here, once, for every reader (replay, why, regress, report,
     audit, browse) alike. A gap is allowed (a file trimmed of events keeps its order), and so are
-    events without a number (-1: a file another tool wrote)."""
+    events without a number (-1: a file another tool wrote). A gate decision comes after the
+    call it decides is proposed, and once: a call decided again is gated under a fresh id."""
     last = -1
+    proposed: set[str] = set()
+    decided: dict[str, int] = {}
     for i, event in enumerate(events):
-        if event.seq < 0:
-            continue
-        if event.seq <= last:
-            what = "a copy of an earlier line" if event.seq == last or any(e.seq == event.seq for e in events[:i]) else "a line moved"
-            raise TrajectoryError(
-                f"Line {numbered[i][0]} of {path.name} is event {event.seq}, after event {last} ({what}); "
-                "restore the file as ledger-tui wrote it."
-            )
-        last = event.seq
+        if event.seq >= 0:
+            if event.seq <= last:
+                what = "a copy of an earlier line" if event.seq == last or any(e.seq == event.seq for e in events[:i]) else "a line moved"
+                raise TrajectoryError(
+                    f"Line {numbered[i][0]} of {path.name} is event {event.seq}, after event {last} ({what}); "
+                    "restore the file as ledger-tui wrote it."
+                )
+            last = event.seq
+        if isinstance(event, ToolCallProposed):
+            proposed.add(event.call.id)
+        elif isinstance(event, GateDecided):
+            call_id = event.decision.call.id
+            where = f"Line {numbered[i][0]} of {path.name} decides call {shown(call_id)[:40]}"
+            if call_id in decided:
+                raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
+            if call_id not in proposed:
+                raise TrajectoryError(f"{where} before it is proposed (a line moved); restore the file as ledger-tui wrote it.")
+            decided[call_id] = numbered[i][0]
 
 
 @contextmanager

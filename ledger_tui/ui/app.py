@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
+import rich
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -62,6 +63,18 @@ class LedgerWorkbench(App[None]):
         seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         self._shown_until[(message, title)] = now + seconds
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _fatal_error(self) -> None:
+        """An unhandled error ends the app with its traceback, as Textual's does, but without the
+        values of local variables (Textual shows them, and here they hold customer records and
+        messages); the exit status is 1 (`launch` returns it)."""
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None, suppress=[rich])
+        self._exit_renderables.append(Segments(self.console.render(traceback, self.console.options)))
+        self._close_messages_no_wait()
 
     def on_mount(self) -> None:
         if self._keymap:

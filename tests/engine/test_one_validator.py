@@ -56,3 +56,24 @@ def test_every_command_on_the_file_says_the_same_and_a_folder_skips_it(tmp_path)
     assert audit.returncode == 0 and "Traceback" not in audit.stderr
     assert "warning: Line" in audit.stderr and "edited.jsonl" in audit.stderr
     assert re.search(r"^overall\s+1\s", audit.stdout, re.M), audit.stdout  # the good run is still counted
+
+
+def _renumbered(lines: list[str]) -> str:
+    import json
+
+    rows = [json.loads(line) for line in lines]
+    return "\n".join(json.dumps({**row, "seq": i}) for i, row in enumerate(rows)) + "\n"
+
+
+def test_a_decision_copied_or_moved_and_renumbered_is_refused_by_every_command(tmp_path):
+    """Numbers rewritten to look in order (a tool that renumbers lines) still do not make a call
+    decided twice, or decided before it is proposed, a trajectory."""
+    lines = SHIPPED.read_text().splitlines()
+    gate = next(i for i, line in enumerate(lines) if '"gate_decision"' in line)
+    copied = tmp_path / "copied.jsonl"
+    copied.write_text(_renumbered(lines[: gate + 1] + [lines[gate]] + lines[gate + 1 :]))
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text(_renumbered(lines[: gate - 1] + [lines[gate], lines[gate - 1]] + lines[gate + 1 :]))
+    for path, what in ((copied, r"a second time \(first on line \d+\)"), (moved, r"before it is proposed")):
+        said = {one_sentence_error(cli(command, str(path))) for command in ("why", "replay", "regress")}
+        assert len(said) == 1 and re.search(rf"Line \d+ of {path.name} decides call \S+ {what}", said.pop())
