@@ -607,9 +607,11 @@ def eval_command(
     if before & wanted:
         left = len(wanted - before)
         say(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
+    from ledger_tui.eval.interrupt import Interrupted
+
     try:
         results = asyncio.run(_eval_with_progress(config, total))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted, asyncio.CancelledError):  # Ctrl-C: once, twice, or before the runs began
         # said here: typer turns a KeyboardInterrupt into a silent exit before main() sees it
         done = len(read_results_file(out)[0]) if (out / "results.jsonl").exists() else 0
         say(f"interrupted; the {plural(done, 'run')} finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest.", err=True)
@@ -718,8 +720,14 @@ async def _eval_with_progress(config, total: int):
 
     # the bar appears once the runs start: a task that cannot be set up, workers that cannot start
     # or a Ray address that does not answer is said alone, with no empty bar above it
+    from ledger_tui.eval import interrupt
+
     try:
-        return await run_eval(config, on_result=tick, on_start=progress.start)
+        with interrupt.watch(lambda text: say(text, err=True)) as watched:
+            results = await run_eval(config, on_result=tick, on_start=progress.start)
+        if watched.presses:
+            raise interrupt.Interrupted()
+        return results
     finally:
         if progress.live.is_started:  # (stopping a bar never drawn still ends a line on stdout)
             progress.stop()

@@ -3,7 +3,8 @@
 It answers `POST …/chat/completions` from a responder function (request JSON -> reply spec), so
 tests exercise the real `openai.AsyncOpenAI` client path without any network. Reply specs:
 `{"text": ..., "tool_calls": [{"name":..., "arguments": <dict or raw str>}]}` or
-`{"status": 500}` / `{"status": 429}` (failure injection), `{"hang": seconds}` (timeouts) or
+`{"status": 500}` / `{"status": 429}` (failure injection), `{"hang": seconds}` (timeouts),
+`{"until": threading.Event, …}` (the reply held until the event is set), or
 `{"raw": text}` (a reply with exactly that body, with `status` if given, and `content_type`),
 `{"status": 400, "body": {...}}` (an error reply with that JSON body), `{"reset": n}` (the headers
 and the first n bytes of the body, then a TCP reset), `{"trickle": seconds}` (the headers at once,
@@ -123,6 +124,8 @@ class LoopbackServer:
                     await asyncio.sleep(wait)
                 if "hang" in spec:
                     await asyncio.sleep(spec["hang"])
+                while "until" in spec and not spec["until"].is_set():  # held until the test lets it go
+                    await asyncio.sleep(0.02)
                 head = (
                     f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: {spec.get('content_type', 'application/json')}\r\n"
                     f"Content-Length: {len(payload)}\r\n\r\n".encode()

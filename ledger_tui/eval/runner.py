@@ -30,6 +30,7 @@ from ledger_tui.engine.models import Model
 from ledger_tui.engine.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.tasks import Task
+from ledger_tui.eval import interrupt
 from ledger_tui.eval.grade import grade_run, tau2_gold_digests
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 
@@ -477,9 +478,20 @@ async def _run_eval(
         await run_sharded(config, todo, workers, record, on_start, pool)
         return results
 
+    flying = {"n": 0}
+    watched = interrupt.current()
+    if watched is not None:
+        watched.in_flight = lambda: flying["n"]
+
     async def one(task: Task, trial: int, mode: str) -> None:
         async with semaphore:
-            result = await run_one(config, task, trial, mode)
+            if interrupt.winding_down():
+                return  # Ctrl-C: the runs in flight finish, this one does not start
+            flying["n"] += 1
+            try:
+                result = await run_one(config, task, trial, mode)
+            finally:
+                flying["n"] -= 1
         await record(result)
 
     if on_start is not None:

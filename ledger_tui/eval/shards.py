@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.eval import interrupt
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -253,9 +254,22 @@ async def dispatch(
                 lane.stopping = True
                 backend.send(lane, ("stop",))
 
+    async def wind_down(watched: interrupt.Interrupt) -> None:
+        """Ctrl-C once: no run is handed out any more, and each shard stops when its are back."""
+        await watched.winding_down.wait()
+        queue.clear()
+        for lane in pool:
+            if not lane.gone:
+                feed(lane)
+
     failure: LedgerTuiError | None = None
     dead: list[Lane] = []
     started = False
+    watched = interrupt.current()
+    watcher = None
+    if watched is not None:
+        watched.in_flight = lambda: sum(len(lane.inflight) for lane in pool if not lane.gone)
+        watcher = asyncio.ensure_future(wind_down(watched))
     try:
         await backend.begin()
         for lane in pool:
@@ -307,6 +321,8 @@ async def dispatch(
         await _drain(pool, events, record)
         raise
     finally:
+        if watcher is not None:
+            watcher.cancel()
         await backend.end()
     if failure is not None:
         raise _with_counts(failure, pool, todo)

@@ -33,30 +33,31 @@ def server():
 
 
 class TwoRunsThenHold:
-    """The replayed model, which holds every request once two runs have ended, until `release()`:
+    """The replayed model, which holds every reply once two runs have ended, until `release()`:
     Ctrl-C then lands with runs in flight however fast or loaded the machine is (timing alone, a
     run of 7 model calls at 150 ms, let a full suite finish every run before the signal)."""
 
     def __init__(self, responder) -> None:
         self.responder = responder
         self.ended = 0
-        self.released = False
+        self.held = 0
+        self.go = threading.Event()
         self.lock = threading.Lock()
 
     def __call__(self, request):
         reply = self.responder(request)
         with self.lock:
-            if self.released:
+            if self.go.is_set():
                 return reply
             if self.ended >= 2:
-                return {"hang": 120}
+                self.held += 1
+                return {**reply, "until": self.go}  # answered as it would be, once released
             if "###STOP###" in (reply.get("text") or ""):
                 self.ended += 1
         return reply
 
     def release(self) -> None:
-        with self.lock:
-            self.released = True
+        self.go.set()
 
 
 @pytest.fixture
@@ -111,12 +112,57 @@ def test_bad_worker_counts_are_one_sentence(tmp_path: Path, flags: list[str]):
     assert not (tmp_path / "out").exists()
 
 
-def test_ctrl_c_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the_rest(held, tmp_path: Path):
+def started_runs(out: Path) -> set[str]:
+    return {p.name for p in out.rglob("*.jsonl") if p.name != "results.jsonl"}
+
+
+def in_flight(said: str) -> int:
+    """How many runs in flight the eval said it is finishing."""
+    n = said.split("finishing the ", 1)[1].split(" ", 1)[0]
+    return 1 if n == "run" else int(n)
+
+
+def interrupt_once(proc: subprocess.Popen[str], server) -> str:
+    """Ctrl-C to the eval's process group once runs are held in flight; the line it answers."""
+    deadline = time.monotonic() + 60
+    while server.gate.held < 1:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    while True:  # (stderr, a line at a time, until the eval says it is winding down)
+        line = proc.stderr.readline()  # type: ignore[union-attr]
+        assert line, proc.communicate()
+        if line.startswith("interrupted: finishing"):
+            return line
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_once_finishes_the_runs_in_flight_and_starts_no_more(held, tmp_path: Path, workers: str):
+    server = held
+    out = tmp_path / "out"
+    proc = start(server, out, "--workers", workers)
+    wait_for_lines(out, 2, proc)
+    said = interrupt_once(proc, server)
+    assert "press Ctrl-C again to stop now" in said
+    flying = started_runs(out)
+    server.gate.release()  # the runs in flight get their replies now, after the signal
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    kept = load_results(out)
+    # every run started finished, as many as it said were in flight (the replies were held, so
+    # none finished between); none started after Ctrl-C
+    assert len(kept) == len(flying) == 2 + in_flight(said) < RUNS
+    assert started_runs(out) == flying
+    assert f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}" in stderr, stderr
+
+
+def test_ctrl_c_twice_stops_now_keeps_every_finished_run_leaves_no_process_and_a_resume_does_the_rest(held, tmp_path: Path):
     server = held
     out = tmp_path / "out"
     proc = start(server, out)
     wait_for_lines(out, 2, proc)
     group = children(proc.pid)
+    interrupt_once(proc, server)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr

@@ -31,7 +31,7 @@ from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
 from ledger_tui.eval.workers import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
 from tests.cli.test_eval_workers_cli import RUNS as CLI_RUNS
-from tests.cli.test_eval_workers_cli import held, start, wait_for_lines  # noqa: F401  (held: a fixture)
+from tests.cli.test_eval_workers_cli import held, in_flight, interrupt_once, start, wait_for_lines  # noqa: F401  (held: a fixture)
 from tests.eval.test_eval_workers import RUNS, config, interrupt_then_resume, steady, without_timing
 from tests.loopback import LoopbackServer
 from tests.toy_domain import build_toy
@@ -248,11 +248,12 @@ def test_ctrl_c_on_ray_keeps_every_finished_run_and_leaves_no_actor(held, tmp_pa
     out = tmp_path / "out"
     proc = start(held, out, "--backend", "ray")
     wait_for_lines(out, 2, proc)
-    os.killpg(proc.pid, signal.SIGINT)
+    said = interrupt_once(proc, held)  # once: the runs in flight finish, no more start
+    held.gate.release()
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     kept = load_results(out)
-    assert 2 <= len(kept) < CLI_RUNS
+    assert len(kept) == 2 + in_flight(said) < CLI_RUNS  # (an actor keeps its trajectories until it sends them)
     assert stderr.strip() == f"interrupted; the {len(kept)} runs finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest."
     assert actors_ended() == []
     assert all(Path(r.trajectory).exists() for r in kept)
