@@ -82,5 +82,12 @@ def too_long_result(tool: str, length: int, ran: bool) -> str:
     )
 
 
+def arguments_problem(arguments: dict[str, Any]) -> str | None:
+    """Why one call's arguments (an operator's or the customer's, alone in their turn) are not
+    taken, or None when they fit the cap."""
+    n = arguments_size(arguments) if arguments else 0
+    return too_long_arguments(n) if n > MAX_ARGUMENTS else None
+
+
 def short_name(name: str) -> str:
     return name if len(name) <= MAX_NAME else name[:MAX_NAME]

@@ -445,12 +445,12 @@ class Session:
     async def customer_action(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The customer acts on their own device (dual-control domains). Never gated."""
         call = ToolCall(id=self._new_call_id("user"), name=limits.short_name(name), arguments=arguments or {}, requestor="user")
-        n = limits.arguments_size(call.arguments) if call.arguments else 0
-        if n > limits.MAX_ARGUMENTS:
+        problem = limits.arguments_problem(call.arguments)
+        if problem:
             call = call.model_copy(update={"arguments": {}})
         yield self.emit(ToolCallProposed(call=call, kind=self.domain.kind(call.name, "user")))  # type: ignore[arg-type]
-        if n > limits.MAX_ARGUMENTS:
-            yield self._result(call, f"Error: {call.name} was not run: {limits.too_long_arguments(n)}.", error=True, executed=False)
+        if problem:
+            yield self._result(call, f"Error: {call.name} was not run: {problem}.", error=True, executed=False)
             return
         async for e in self._execute(call):
             yield e
@@ -459,8 +459,7 @@ class Session:
     async def operator_call(self, name: str, arguments: dict[str, Any] | None = None) -> AsyncIterator[Event]:
         """The operator acts as the agent: the call goes through the same gate and environment."""
         call = ToolCall(id=self._new_call_id("op"), name=limits.short_name(name), arguments=arguments or {}, requestor="operator")
-        n = limits.arguments_size(call.arguments) if call.arguments else 0
-        problem = limits.too_long_arguments(n) if n > limits.MAX_ARGUMENTS else None
+        problem = limits.arguments_problem(call.arguments)
         if problem:
             call = call.model_copy(update={"arguments": {}})
         yield self.emit(AssistantMessage(text="", tool_calls=[call], author="operator"))
