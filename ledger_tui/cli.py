@@ -11,7 +11,9 @@ import asyncio
 import errno
 import functools
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -613,8 +615,14 @@ def eval_command(
         results = asyncio.run(_eval_with_progress(config, total))
     except (KeyboardInterrupt, Interrupted, asyncio.CancelledError):  # Ctrl-C: once, twice, or before the runs began
         # said here: typer turns a KeyboardInterrupt into a silent exit before main() sees it
+        # stopping already: one more Ctrl-C must not cut the sentence or turn exit 130 into death by SIGINT
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         done = len(read_results_file(out)[0]) if (out / "results.jsonl").exists() else 0
-        say(f"interrupted; the {plural(done, 'run')} finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest.", err=True)
+        if done:
+            say(f"interrupted; the {plural(done, 'run')} finished are saved in {out / 'results.jsonl'}, and running the same command again does the rest.", err=True)
+        else:
+            say("interrupted before any run finished; nothing was recorded, and running the same command again does them all.", err=True)
         raise typer.Exit(130) from None
     fresh = [r for r in results if r.key() not in before]
     failed = [r for r in fresh if r.error]

@@ -39,8 +39,11 @@ class Interrupt:
         if self.presses == 1:
             self.winding_down.set()
             n = self.in_flight()
-            runs = "the run" if n == 1 else f"the {n} runs"
-            self._say(f"interrupted: finishing {runs} in flight and starting no more; press Ctrl-C again to stop now.")
+            if n == 0:  # pressed before the first run began, or between the last run and the end
+                self._say("interrupted: no run is in flight; starting no more.")
+            else:
+                runs = "the run" if n == 1 else f"the {n} runs"
+                self._say(f"interrupted: finishing {runs} in flight and starting no more; press Ctrl-C again to stop now.")
         elif self._main is not None and not self._main.done():
             self._main.cancel()
 
