@@ -159,7 +159,7 @@ def _summary(session, out: Path | None) -> list[str]:
         f"domain    {session.domain.name}   mode {session.mode}   model {session.model.name}",
         f"turns     {plural(customer_turns, 'customer message')}, {plural(t.model_calls, 'model call')}",
         f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}",
-        f"gate      ALLOW {t.allow}   REVISE {t.revise}   BLOCK {t.block}",
+        f"gate      ALLOW {t.allow}   REVISE {t.revise}   BLOCK {t.block}" + (f"   WITHHELD {t.withheld} (reads)" if t.withheld else ""),
         f"tokens    {t.prompt_tokens} prompt, {t.completion_tokens} completion",
         *(
             [f"helpers   {plural(t.helper_calls, 'helper call')}: {t.helper_prompt_tokens} prompt, {t.helper_completion_tokens} completion tokens"]
@@ -371,7 +371,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
     t = fold(report.events).totals
     say(f"session   {out}")
     say(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
-    say(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}")
+    say(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}" + (f"  WITHHELD {t.withheld} (reads)" if t.withheld else ""))
     say(f"db        {report.final_digest}")
     say(f"gold db   {report.gold_digest}")
     say(f"result    {'PASS' if report.passed else 'FAIL'}")
@@ -393,7 +393,7 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store import read_trajectory
-    from ledger_tui.explain import category_counts, decisions, explain_decision, waits_lines
+    from ledger_tui.explain import category_counts, decisions, disclosure_lines, explain_decision, waits_lines
 
     trajectory = resolve_session(trajectory)
     loaded = read_trajectory(trajectory)
@@ -426,9 +426,14 @@ def why(
             say(line)
         for line in waits_lines(loaded.events, event.decision.call.id):
             say(line)
-    stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW]
-    if len(chosen) > 1 and stops:
-        say(f"\n{plural(len(stops), 'stopped write')}: {category_counts(stops)}")
+        for line in disclosure_lines(loaded.events, event):
+            say(line)
+    stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW and e.decision.category() != "disclosure"]
+    withheld = [e for e in chosen if e.decision.category() == "disclosure"]
+    if len(chosen) > 1 and (stops or withheld):
+        parts = [f"{plural(len(stops), 'stopped write')}: {category_counts(stops)}"] if stops else []
+        parts += [f"{plural(len(withheld), 'read')} of another customer's record (withheld in gated modes)"] if withheld else []
+        say("\n" + "; ".join(parts))
 
 
 @app.command()

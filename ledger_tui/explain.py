@@ -42,8 +42,8 @@ def short(value: Any, limit: int = 160) -> str:
 
 
 def category_label(d: GateDecision) -> str:
-    """`allowed`, `violation`, `inferred from text`, `asks the customer` (held for a card) or
-    `needs a read`."""
+    """`allowed`, `violation`, `disclosure` (a read withheld), `inferred from text`, `asks the
+    customer` (held for a card) or `needs a read`."""
     return CATEGORY_LABELS[d.category()]
 
 
@@ -51,7 +51,7 @@ def verdict_label(d: GateDecision, sep: str = " · ") -> str:
     """`ALLOW`; a stop says what kind it is: `REVISE · needs a read`, `BLOCK · violation`."""
     if d.verdict == Verdict.ALLOW:
         return d.verdict.value
-    return f"{d.verdict.value}{sep}{category_label(d)}"
+    return f"{d.shown_verdict()}{sep}{category_label(d)}"
 
 
 def verdict_tag(d: GateDecision) -> str:
@@ -60,6 +60,8 @@ def verdict_tag(d: GateDecision) -> str:
     answer a card, `REVISE · text` for a stop the free-text reader decided, the bare verdict
     otherwise (a stop without the tag is a violation)."""
     category = d.category()
+    if category == "disclosure":
+        return d.shown_verdict()
     if category == "needs_read":
         return f"{d.verdict.value} · read"
     if category == "inferred":
@@ -73,7 +75,7 @@ def check_label(p: PredicateResult, arrow: str = "→") -> str:
     """`pass`, `FAIL→BLOCK`, or `FAIL→REVISE · needs a read` for a check that only lacks evidence."""
     if p.passed:
         return "pass"
-    mark = f"FAIL{arrow}{p.verdict_on_fail.value}"
+    mark = f"FAIL{arrow}{'WITHHELD' if p.withheld else p.verdict_on_fail.value}"
     if p.inferred:
         return f"{mark} · inferred from text"
     return f"{mark} · {READ_MARK}" if p.needs_a_read() else mark
@@ -88,7 +90,7 @@ def stated_where(r: EvidenceRead) -> str:
 def category_counts(chosen: Iterable[GateDecided]) -> str:
     """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
     counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
-    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "inferred", "needs_read", "consent") if counts[c])
+    return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "disclosure", "inferred", "needs_read", "consent") if counts[c])
 
 
 def explain_decision(event: GateDecided, policy: str | None = None, only_failed: bool = False) -> list[str]:
@@ -196,3 +198,26 @@ def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[s
 def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.REVISE, Verdict.BLOCK)) -> list[GateDecided]:
     wanted = set(verdicts)
     return [e for e in events if isinstance(e, GateDecided) and e.decision.verdict in wanted]
+
+
+def disclosure_lines(events: list[Event], event: GateDecided, indent: str = "  ") -> list[str]:
+    """For a read the read gate withholds: whether the model saw it (a recording made without the
+    read gate: an imported run) and what of it the agent then said."""
+    from ledger_tui.engine.disclosure import disclosed
+    from ledger_tui.engine.events import AssistantMessage, ToolResult
+
+    d = event.decision
+    if d.category() != "disclosure":
+        return []
+    result = next((e for e in events if isinstance(e, ToolResult) and e.call_id == d.call.id and e.seq > event.seq), None)
+    if result is not None and result.withheld:
+        lines = [f"{indent}the result: withheld from the model (step {result.seq}); the record is in the ledger, out of the prompt"]
+    else:
+        lines = [f"{indent}the result: shown to the agent (this recording ran without the read gate)"]
+    later = [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > event.seq and e.text]
+    said = disclosed(d, later)
+    if said:
+        lines.append(f"{indent}the agent then said what it holds: " + ", ".join(f"{name} {short(value, 60)}" for name, value in said[:8]))
+    elif result is not None and not result.withheld:
+        lines.append(f"{indent}the agent said none of its values afterwards")
+    return lines

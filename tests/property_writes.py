@@ -630,12 +630,19 @@ def violations(domain: Domain, ep: Episode) -> list[str]:
     found: list[str] = []
     calls: dict[str, ToolCall] = {}
     verdicts: dict[str, list[Verdict]] = {}
+    withheld: set[str] = set()
     executed_writes = 0
     for e in ep.events:
         if isinstance(e, ToolCallProposed):
             calls[e.call.id] = e.call
+        elif isinstance(e, GateDecided) and e.decision.category() == "disclosure":
+            withheld.add(e.decision.call.id)  # the read gate: the read ran, its result must not be shown
+            if guarded(domain, e.decision.call):
+                found.append(f"seq {e.seq}: the read gate judged {e.decision.call.name}, a gated write")
         elif isinstance(e, GateDecided):
             verdicts.setdefault(e.decision.call.id, []).append(e.decision.verdict)
+        elif isinstance(e, ToolResult) and e.call_id in withheld and not e.withheld:
+            found.append(f"seq {e.seq}: {e.name} ({e.call_id}) showed a result the read gate withheld")
         elif isinstance(e, ToolResult) and e.executed and e.requestor != "user":
             call = calls.get(e.call_id)
             seen = verdicts.get(e.call_id, [])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
+from ledger_tui.engine.disclosure import by_field
 from ledger_tui.engine.events import SuggestedCall
 
 SOURCES: list[tuple[str, str]] = [
@@ -124,3 +125,13 @@ def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
         res = db.reservations.get(arguments["reservation_id"])
         user_id = res.user_id if res is not None else None
     return f"My user id is {user_id}." if user_id else None
+
+
+
+# ----------------------------------------------------------------------------- the read gate
+
+# a profile and a reservation are their user's; flights and airports are everyone's
+READ_GATE = by_field(
+    "identity.privacy", {"users": "user_id", "reservations": "user_id"}, ("users.",),
+    "their user id, looked up with get_user_details",
+)

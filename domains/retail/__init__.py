@@ -38,4 +38,5 @@ def build() -> Domain:
         proposal_terms=proposals.terms,
         card_details=proposals.card,
         sources=paths.SOURCES,
+        read_gate=paths.READ_GATE,
     )

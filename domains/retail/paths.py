@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any, Iterable, Sequence
 
+from ledger_tui.engine.disclosure import by_field
 from ledger_tui.engine.events import SuggestedCall
 from ledger_tui.engine.text import EMAIL
 
@@ -111,3 +112,13 @@ def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
     if user is None:
         return None
     return f"My name is {user.name.first_name} {user.name.last_name} and my zip code is {user.address.zip}."
+
+
+
+# ----------------------------------------------------------------------------- the read gate
+
+# a profile and an order are their user's; products, items and the catalog are everyone's
+READ_GATE = by_field(
+    "identity.privacy", {"users": "user_id", "orders": "user_id"}, ("users.",),
+    "their email, or first name, last name and zip code, looked up with find_user_id_by_email or find_user_id_by_name_zip",
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
+from ledger_tui.engine.disclosure import NOT_KNOWN, by_field
 from ledger_tui.engine.events import SuggestedCall
 
 _COLLECTIONS = {"L": "lines", "D": "devices", "B": "bills", "C": "customers", "P": "plans"}
@@ -101,3 +102,36 @@ def identity_sentence(state: Any, arguments: dict[str, Any]) -> str | None:
         if customer.customer_id == customer_id:
             return f"My phone number is {customer.phone_number}."
     return None
+
+
+
+# ----------------------------------------------------------------------------- the read gate
+
+
+def _line_owner(line_id: str, ledger: Any) -> str:
+    for path in ledger.under("customers."):
+        customer = ledger[path].value
+        if isinstance(customer, dict) and line_id in (customer.get("line_ids") or []):
+            return str(customer.get("customer_id") or path.split(".", 1)[1])
+    return NOT_KNOWN
+
+
+def _owner_by_line(path: str, value: Any, ledger: Any) -> str | None:
+    """A line (and its usage, and the device on it) is the customer's whose record, read before,
+    lists it; plans are everyone's."""
+    collection, _, key = path.partition(".")
+    if collection in ("lines", "usage"):
+        return _line_owner(key, ledger)
+    if collection == "devices":
+        for line_path in ledger.under("lines."):
+            line = ledger[line_path].value
+            if isinstance(line, dict) and line.get("device_id") == key:
+                return _line_owner(line_path.split(".", 1)[1], ledger)
+        return NOT_KNOWN
+    return None
+
+
+READ_GATE = by_field(
+    "identity.privacy", {"customers": "customer_id", "bills": "customer_id"}, ("customers.",),
+    "their phone number, customer id, or full name with date of birth", more=_owner_by_line,
+)

@@ -28,6 +28,7 @@ def build() -> Domain:
         clock=NOW,
         statements=STATEMENTS,
         sources=paths.SOURCES,
+        read_gate=paths.READ_GATE,
         identify_hint=paths.identify_hint,
         identity_sentence=paths.identity_sentence,
         proposal_terms=proposals.terms,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from ledger_tui.engine.disclosure import NOT_KNOWN, by_field
 from ledger_tui.engine.events import SuggestedCall
 from ledger_tui.engine.text import EMAIL
 
@@ -142,3 +143,30 @@ def identity_sentence(db: Any, arguments: dict[str, Any]) -> str | None:
             patient_id = record.patient_id if record is not None else None
     patient = db.patients.get(patient_id) if patient_id else None
     return f"My email is {patient.email}." if patient is not None else None
+
+
+
+# ----------------------------------------------------------------------------- the read gate
+
+_PATIENT_INDEXES = ("patient_appointments", "patient_records", "patient_prescriptions", "interactions")
+
+
+def _owner_of_lists(path: str, value: Any, ledger: Any) -> str | None:
+    """A patient's lists and interactions are theirs (the path names them), a device's uploads the
+    device's patient's; providers, suppliers and regimens are everyone's."""
+    collection, _, key = path.partition(".")
+    if collection in _PATIENT_INDEXES:
+        return key
+    if collection == "telemetry":
+        device = ledger.get(f"devices.{key}")
+        owner = device.value.get("patient_id") if device is not None and isinstance(device.value, dict) else None
+        return str(owner) if owner else NOT_KNOWN
+    return None
+
+
+READ_GATE = by_field(
+    "general.privacy",
+    {c: "patient_id" for c in ("patients", "appointments", "records", "prescriptions", "devices")}, ("patients.",),
+    "their email, or first name, last name and date of birth, looked up with find_patient_by_email or find_patient_by_name_dob",
+    more=_owner_of_lists,
+)

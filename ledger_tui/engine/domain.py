@@ -25,6 +25,7 @@ from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401 
 from ledger_tui.engine.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
 
 if TYPE_CHECKING:
+    from ledger_tui.engine.disclosure import ReadGate
     from ledger_tui.engine.events import SuggestedCall
     from ledger_tui.engine.gate import Predicate
 
@@ -175,6 +176,9 @@ class Domain:
     # (collection, id field) pairs: maps whose keys must equal their records' ids, e.g.
     # ("reservations", "reservation_id") or ("users.*.payment_methods", "id"); see `check_keys`.
     keyed: tuple[tuple[str, str], ...] = ()
+    # The read gate (disclosure.py): whose records the ledger's paths hold, so that in gated modes
+    # a read showing another customer's is withheld from the model. None: no read is withheld.
+    read_gate: "ReadGate | None" = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ lookups

@@ -26,10 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
 SCHEMA_VERSION = 4
 
 Requestor = Literal["assistant", "user", "operator"]
-Category = Literal["allowed", "violation", "inferred", "consent", "needs_read"]
+Category = Literal["allowed", "violation", "disclosure", "inferred", "consent", "needs_read"]
 CATEGORY_LABELS: dict[str, str] = {
-    "allowed": "allowed", "violation": "violation", "inferred": "inferred from text", "consent": "asks the customer",
-    "needs_read": "needs a read",
+    "allowed": "allowed", "violation": "violation", "disclosure": "disclosure", "inferred": "inferred from text",
+    "consent": "asks the customer", "needs_read": "needs a read",
 }
 ConsentMode = Literal["card", "text"]
 
@@ -128,8 +128,12 @@ class PredicateResult(OmitsUnset):
     # asks them (consent mode "card", see questions.py): the ledger path of the answer it needs.
     # None when it did not (and in trajectories written before schema 4).
     question: str | None = None
+    # The read gate (disclosure.py): the check found the read's result is a record of a customer
+    # other than the identified one (or of a customer, before anyone is identified), so the result
+    # is withheld from the model. None on every write check (and in trajectories written before).
+    withheld: bool | None = None
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred", "question")
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred", "question", "withheld")
 
     def asks_consent(self) -> bool:
         """The check waits for the customer: their yes on a card, or their answer to a question."""
@@ -148,7 +152,9 @@ class PredicateResult(OmitsUnset):
 
 
 class GateDecision(Frozen):
-    """The gate's verdict on one write call, with everything needed to explain it later."""
+    """The gate's verdict on one write call, with everything needed to explain it later; or, in
+    gated modes, on a read whose result it withholds (category "disclosure", verdict REVISE: the
+    call ran, the model is told whose record it is not, and goes on)."""
 
     call: ToolCall
     verdict: Verdict
@@ -161,8 +167,9 @@ class GateDecision(Frozen):
         return [p for p in self.predicates if not p.passed]
 
     def category(self) -> Category:
-        """allowed; violation (any failed check that is neither a missing read, a missing consent
-        nor read from text); inferred (the rest include a check the free-text reader decided:
+        """allowed; violation (any failed check that is neither a missing read, a missing consent,
+        a withheld read nor read from text); disclosure (a read's result withheld: another
+        customer's record, or a customer's before anyone is identified); inferred (the rest include a check the free-text reader decided:
         what the words seemed to say, not what the ledger holds); consent (every failed check is
         the customer's consent to this exact call, which the system asks for on a card); needs a
         read (every failed check only lacks evidence a suggested read supplies, or consent, which
@@ -170,13 +177,20 @@ class GateDecision(Frozen):
         if self.verdict == Verdict.ALLOW:
             return "allowed"
         failed = self.failed()
-        if not failed or not all(p.needs_a_read() or p.asks_consent() or p.inferred for p in failed):
+        if not failed or not all(p.needs_a_read() or p.asks_consent() or p.inferred or p.withheld for p in failed):
             return "violation"
+        if any(p.withheld for p in failed):
+            return "disclosure"
         if any(p.inferred for p in failed):
             return "inferred"
         if all(p.asks_consent() for p in failed):
             return "consent"
         return "needs_read"
+
+    def shown_verdict(self) -> str:
+        """The verdict as the workbench and the commands show it: WITHHELD for a read whose result
+        the read gate keeps from the model (it ran; nothing is revised), else the verdict."""
+        return "WITHHELD" if self.verdict == Verdict.REVISE and self.category() == "disclosure" else self.verdict.value
 
     def held(self) -> bool:
         """The call waits for the customer's answer on a card: every other check passed."""
@@ -249,6 +263,11 @@ class ToolResult(_Event):
     content: str
     error: bool = False
     executed: bool = True  # false when the gate stopped the call and this is its feedback
+    # a read that ran but whose result the read gate withheld from the model (`content` says why;
+    # the record is in the ledger, withheld from the prompt): see disclosure.py
+    withheld: bool | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("withheld",)
 
 
 class LedgerUpdated(_Event):
@@ -263,6 +282,11 @@ class LedgerUpdated(_Event):
     source_call: str = ""
     source_seq: int | None = None
     quote: str | None = None  # a stated fact: the customer's words it came from
+    # read by a call whose result the read gate withheld: in the ledger (the gate's checks read
+    # it), left out of the prompt's block until a read shows it to its owner
+    withheld: bool | None = None
+
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("withheld",)
 
 
 class Refusal(_Event):

@@ -59,6 +59,7 @@ class Totals:
     revise: int = 0
     block: int = 0
     held: int = 0  # writes held for the customer's answer on a card (a REVISE only for consent)
+    withheld: int = 0  # reads whose result the read gate kept from the model (disclosure.py)
     cards: int = 0  # confirmation cards shown
     questions: int = 0  # closed questions asked (each time asked)
     # a comparison mode's helper calls (IRMA), counted apart from the agent's model calls
@@ -320,6 +321,8 @@ def _count(totals: Totals, decision: Any) -> Totals:
     verdict = decision.verdict
     if decision.held():
         return replace(totals, held=totals.held + 1)
+    if verdict == Verdict.REVISE and decision.category() == "disclosure":
+        return replace(totals, withheld=totals.withheld + 1)
     if verdict == Verdict.ALLOW:
         return replace(totals, allow=totals.allow + 1)
     if verdict == Verdict.REVISE:

@@ -37,6 +37,14 @@ class Entry:
     stale_because: str = ""
     text: str = ""  # compact JSON of `value`, computed once so render stays cheap
     quote: str | None = None  # a stated fact: the customer's words it came from
+    # read, but withheld from the model by the read gate (another customer's record, or a
+    # customer's before anyone was identified): the gate reads it, the prompt's block leaves it out
+    withheld: bool = False
+
+    @property
+    def shown(self) -> bool:
+        """Rendered in the block's observed part."""
+        return self.origin == "observed" and not self.withheld
 
 
 def _without_nulls(value: Any) -> Any:
@@ -47,10 +55,12 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-def _entry(path: str, value: Any, origin: Origin, seq: int | None, call: str, quote: str | None = None) -> Entry:
+def _entry(
+    path: str, value: Any, origin: Origin, seq: int | None, call: str, quote: str | None = None, withheld: bool = False
+) -> Entry:
     # The render leaves null fields out (they carry no fact and cost tokens); the stored value and
     # everything the gate reads keep them.
-    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)), quote=quote)
+    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)), quote=quote, withheld=withheld)
 
 
 class _Base:
@@ -90,7 +100,7 @@ class _Base:
 
     def views(self) -> tuple[list[str], list[str], list[str], list[str]]:
         if self._views is None:
-            obs = [p for p in self.sorted() if self.entries[p].origin == "observed"]
+            obs = [p for p in self.sorted() if self.entries[p].shown]
             st = [p for p in self.sorted() if self.entries[p].origin != "observed"]
             self._views = (obs, [_line(self.entries[p]) for p in obs], st, [_line(self.entries[p]) for p in st])
         return self._views
@@ -177,10 +187,10 @@ def _overlay_views(base: _Base, over: dict[str, Entry]) -> tuple[list[str], list
     gone = {"observed": set(), "stated": set()}  # type: dict[str, set[str]]
     for p in over:
         old = base.entries.get(p)
-        if old is not None:
+        if old is not None and not old.withheld:  # (a withheld entry is in neither view)
             gone["observed" if old.origin == "observed" else "stated"].add(p)
     added = sorted(over)
-    new_obs = [p for p in added if over[p].origin == "observed"]
+    new_obs = [p for p in added if over[p].shown]
     new_st = [p for p in added if over[p].origin != "observed"]
     o, ol = _splice(obs, obs_lines, gone["observed"], new_obs, [_line(over[p]) for p in new_obs])
     s, sl = _splice(st, st_lines, gone["stated"], new_st, [_line(over[p]) for p in new_st])
@@ -298,7 +308,7 @@ class Ledger(Mapping[str, Entry]):
     def to_json(self) -> dict[str, Any]:
         """The ledger as plain JSON (for export): path -> value, with stale/stated marks."""
         return {
-            p: {"value": e.value, "origin": e.origin, "stale": e.stale, "source_seq": e.source_seq}
+            p: {"value": e.value, "origin": e.origin, "stale": e.stale, "source_seq": e.source_seq, **({"withheld": True} if e.withheld else {})}
             for p, e in sorted(self.items())
         }
 
@@ -312,9 +322,11 @@ def absorb(
     *,
     source_call: str,
     source_seq: int | None,
+    withheld: bool = False,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
-    """Record the (path, value) pairs of one successful read. Re-reading clears staleness."""
-    return _put(ledger, pairs, "observed", source_call, source_seq)
+    """Record the (path, value) pairs of one successful read. Re-reading clears staleness, and a
+    read shown to the model clears `withheld` (the read gate's: see disclosure.py)."""
+    return _put(ledger, pairs, "observed", source_call, source_seq, withheld=withheld)
 
 
 def state(
@@ -338,18 +350,19 @@ def _put(
     call: str,
     seq: int | None,
     quotes: Mapping[str, str] | None = None,
+    withheld: bool = False,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
     changes: dict[str, Entry] = {}
     updates: list[LedgerUpdated] = []
     for path, value in pairs:
         quote = (quotes or {}).get(path)
-        new = _entry(path, value, origin, seq, call, quote)
+        new = _entry(path, value, origin, seq, call, quote, withheld)
         old = changes.get(path) or ledger.get(path)
         if old is None:
             change = "added"
         elif old.text != new.text:
             change = "changed"
-        elif old.stale or old.source_seq != seq or old.quote != quote:
+        elif old.stale or old.source_seq != seq or old.quote != quote or old.withheld != withheld:
             change = "refreshed"
         else:
             continue
@@ -364,6 +377,7 @@ def _put(
                 source_call=call,
                 source_seq=seq,
                 quote=quote,
+                withheld=True if withheld else None,
             )
         )
     if not changes:
@@ -419,7 +433,9 @@ def apply_update(ledger: Ledger, update: LedgerUpdated) -> Ledger:
         return ledger.with_entries(
             {update.path: replace(entry, stale=True, stale_because=update.source_call)}
         )
-    entry = _entry(update.path, update.after, update.origin, update.source_seq, update.source_call, update.quote)
+    entry = _entry(
+        update.path, update.after, update.origin, update.source_seq, update.source_call, update.quote, bool(update.withheld)
+    )
     return ledger.with_entries({update.path: entry})
 
 
@@ -428,7 +444,7 @@ def render(ledger: Ledger) -> str:
 
     Computed from scratch; `Ledger.render()` gives the same bytes from the shared sorted views."""
     entries = sorted(ledger.values(), key=_key)
-    observed = [e for e in entries if e.origin == "observed"]
+    observed = [e for e in entries if e.shown]
     stated = [e for e in entries if e.origin == "stated"]
     lines = [HEADER]
     if not observed:

@@ -35,9 +35,11 @@ def observe_read(
     outcome: Outcome,
     seq: int | None,
     customer_text: Sequence[str] = (),
+    withheld: bool = False,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
     """Absorb a successful read. It identifies the customer only when the customer said what it
-    looked up (`customer_text`: their messages so far)."""
+    looked up (`customer_text`: their messages so far). `withheld`: the read gate kept its result
+    from the model (disclosure.py), so its records stay out of the prompt's block."""
     tool = outcome.tool
     if outcome.error or tool is None or tool.kind != "read":
         return ledger, []
@@ -49,7 +51,9 @@ def observe_read(
             pairs.append((IDENTIFIED_PREFIX + str(user_id), call.name))
             if ledger.get(CURRENT_USER) is None:
                 pairs.append((CURRENT_USER, str(user_id)))
-    return absorb(ledger, pairs, source_call=call.signature(), source_seq=seq)
+    # withheld: the records and whom the lookup found (never the customer served: the read gate
+    # shows that read) stay out of the prompt; the gate's checks still see them (one customer)
+    return absorb(ledger, pairs, source_call=call.signature(), source_seq=seq, withheld=withheld)
 
 
 def observe_write(

@@ -52,8 +52,10 @@ from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
 from ledger_tui.engine.ledger import absorb
 from ledger_tui.engine.models import Model, ModelTurn, unwrap
-from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
+from ledger_tui.engine.disclosure import check_read
+from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
 from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
+from ledger_tui.engine.serialize import jsonable
 from ledger_tui.engine.store import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
@@ -726,7 +728,7 @@ class Session:
             return call
         return call.model_copy(update={"id": self._new_call_id("call")})
 
-    def _result(self, call: ToolCall, content: str, *, error: bool, executed: bool) -> Event:
+    def _result(self, call: ToolCall, content: str, *, error: bool, executed: bool, withheld: bool = False) -> Event:
         event = self.emit(
             ToolResult(
                 call_id=call.id,
@@ -735,6 +737,7 @@ class Session:
                 content=content,
                 error=error,
                 executed=executed,
+                withheld=True if withheld else None,
             )
         )
         if call.requestor != "user":
@@ -795,14 +798,28 @@ class Session:
             yield self._result(call, f"Error: {said}", error=True, executed=True)
             yield self.emit(Notice(level="warning", text=said[0].upper() + said[1:]))
             return
-        result = self._result(call, outcome.content, error=outcome.error, executed=True)
+        withholding = None
+        if self.gates_writes and not outcome.error and outcome.tool is not None and outcome.tool.kind == "read":
+            # the read gate: a record of anyone but the identified customer is not shown (disclosure.py)
+            withholding = check_read(
+                self.domain, call, jsonable(outcome.value), read_pairs(call, outcome), self.state.ledger,
+                self.state.context(), self.state.user_messages, len(self.events) + 1,
+            )
+        if withholding is not None:
+            decision, text = withholding
+            yield self.emit(GateDecided(decision=decision))
+            result = self._result(call, text, error=False, executed=True, withheld=True)
+        else:
+            result = self._result(call, outcome.content, error=outcome.error, executed=True)
         yield result
         if outcome.error:
             return
         if outcome.tool is not None and outcome.tool.kind == "read":
-            _, updates = observe_read(self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages)
+            _, updates = observe_read(
+                self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages, withheld=withholding is not None
+            )
             paths = [u.path for u in updates if u.origin == "observed"]
-            if paths:
+            if paths and withholding is None:
                 self._absorbed[call.id] = paths
         else:
             _, updates = observe_write(self.domain, self.state.ledger, call, outcome, result.seq)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ledger_tui.engine.disclosure import is_read_decision
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, GateDecision, Notice, ToolCallProposed, UserMessage
@@ -88,9 +89,14 @@ async def regress(
             if isinstance(e, Notice) and e.level == "error" and diverged is None:
                 diverged = f"at recorded step {event.seq}: {e.text}"
     await drain(session.end("regression replay"))
-    before = [e.decision for e in events if isinstance(e, GateDecided)]
-    after = [e.decision for e in session.events if isinstance(e, GateDecided)]
-    report = RegressReport(len(before), len(after), diverged=diverged, events=session.events)
+    before_all = [e.decision for e in events if isinstance(e, GateDecided)]
+    after_all = [e.decision for e in session.events if isinstance(e, GateDecided)]
+    report = RegressReport(len(before_all), len(after_all), diverged=diverged, events=session.events)
+    # writes pair up in order; the read gate's decisions (disclosure.py) by the read they judge, so
+    # a recording made before it (no read decisions) still lines its writes up
+    before = [d for d in before_all if not is_read_decision(d, domain)]
+    after = [d for d in after_all if not is_read_decision(d, domain)]
+    _read_changes(report, [d for d in before_all if d not in before], [d for d in after_all if d not in after])
     for i in range(max(len(before), len(after))):
         b = before[i] if i < len(before) else None
         a = after[i] if i < len(after) else None
@@ -104,6 +110,18 @@ async def regress(
             assert ref is not None
             report.changes.append(Change(i + 1, ref.call.signature(), vb, va, (a.reason if a else b.reason)))  # type: ignore[union-attr]
     return report
+
+
+def _read_changes(report: RegressReport, before: list[GateDecision], after: list[GateDecision]) -> None:
+    """Reads the read gate withholds now and did not (or did and does not), by their calls."""
+    then = {d.call.signature(): d for d in before}
+    now = {d.call.signature(): d for d in after}
+    for signature, d in now.items():
+        if signature not in then and d.shown_verdict() == "WITHHELD":
+            report.changes.append(Change(0, signature, "shown", "WITHHELD", d.reason))
+    for signature, d in then.items():
+        if signature not in now and d.shown_verdict() == "WITHHELD":
+            report.changes.append(Change(0, signature, "WITHHELD", "shown", "Today's read gate shows this result."))
 
 
 def _model_answered(events: list[Event], index: int) -> bool:
@@ -126,7 +144,7 @@ def regress_lines(path: Path, report: RegressReport) -> list[str]:
     if not report.changes:
         lines.append("  no verdict changed")
     for c in report.changes:
-        lines.append(f"  decision {c.index}: {c.call}: {c.before} -> {c.after}")
+        lines.append(f"  {f'decision {c.index}' if c.index else 'read'}: {c.call}: {c.before} -> {c.after}")
         lines.append(f"      {c.reason}")
     if report.diverged:
         lines.append(f"  replay diverged {report.diverged}")

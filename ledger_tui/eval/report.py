@@ -397,6 +397,9 @@ class RunReport:
     termination: str | None
     trajectory: str
     classification: Classification | None = None  # set for failed runs
+    # reads the read gate withheld, or in an imported run would have: another customer's record,
+    # or a customer's before anyone was identified (disclosure.py), passed runs included
+    disclosures: int = 0
 
     @property
     def passed(self) -> bool:
@@ -411,6 +414,8 @@ class RunReport:
             "domain": self.domain, "task_id": self.task_id, "trial": self.trial, "mode": self.mode,
             "reward": self.reward, "termination": self.termination, "trajectory": self.trajectory,
         }
+        if self.disclosures:
+            out["disclosures"] = self.disclosures
         if self.classification is not None:
             out["primary"] = self.classification.primary
             out["classes"] = self.classification.classes
@@ -666,6 +671,7 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[R
     for result in results:
         path, exists = find_trajectory(folder, str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
         run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, str(path))
+        run.disclosures = result.withheld
         runs.append(run)
         if run.passed:
             continue
@@ -724,6 +730,7 @@ def _trajectory_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[R
         domain_name = started.domain if started is not None else "unknown"
         mode = started.mode if started is not None else "unknown"
         run = RunReport(domain_name, task_id, trial, mode, ended.reward, ended.termination, str(path))
+        run.disclosures = sum(1 for e in events if isinstance(e, GateDecided) and e.decision.category() == "disclosure")
         runs.append(run)
         if run.passed:
             continue
@@ -871,9 +878,25 @@ def task_lines(comparisons: list[TaskComparison], wide: bool = False) -> list[st
     return lines
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def report_lines(report: Report, wide: bool = False) -> list[str]:
     kind = "eval output" if report.source == "eval" else "trajectories"
-    lines = [f"report    {report.folder}  ({kind}: {len(report.runs)} runs, {len(report.failed)} failed)", ""]
+    lines = [f"report    {report.folder}  ({kind}: {len(report.runs)} runs, {len(report.failed)} failed)"]
+    disclosing = [r for r in report.runs if r.disclosures]
+    if disclosing:
+        imported = all(r.mode == "imported" for r in disclosing)
+        lines.append(
+            f"disclosure  {_n(sum(r.disclosures for r in disclosing), 'read')} of a record not the identified customer's, "
+            f"in {_n(len(disclosing), 'run')}"
+        )
+        lines.append(
+            f"            ({'seen by the recorded agent, withheld in gated modes' if imported else 'withheld from the model'}: "
+            "`why FILE`)"
+        )
+    lines.append("")
     counts = report.counts()
     lines.append("failed runs by primary class (in brackets: runs showing the class at all)")
     lines += class_table(counts, wide)

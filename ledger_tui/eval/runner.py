@@ -77,6 +77,9 @@ class TrialResult:
     cards: int = 0
     questions: int = 0
     out_of_scope: bool = False
+    # reads whose result the read gate withheld from the model (another customer's record, or a
+    # customer's before anyone was identified; disclosure.py)
+    withheld: int = 0
 
     @property
     def infrastructure_error(self) -> bool:
@@ -105,7 +108,7 @@ def _stats(result: TrialResult, events: list[Event], state: SessionState | None 
         t.helper_calls, t.helper_prompt_tokens, t.helper_completion_tokens,
     )
     result.revise_exhausted = sum(1 for e in events if isinstance(e, Refusal) and "revise limit" in e.text)
-    result.held, result.cards, result.questions = t.held, t.cards, t.questions
+    result.held, result.cards, result.questions, result.withheld = t.held, t.cards, t.questions, t.withheld
     started = (state.started if state is not None else None) or next((e for e in events if isinstance(e, SessionStarted)), None)
     result.consent = started.consent if started is not None else None
     return result

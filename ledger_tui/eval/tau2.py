@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ledger_tui.engine import limits
+from ledger_tui.engine.disclosure import check_read, disclosed
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
@@ -43,6 +44,7 @@ from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, guarded
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
 from ledger_tui.engine.reading import load_json, read_text, too_deep
+from ledger_tui.engine.serialize import jsonable
 from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
 from ledger_tui.engine.tasks import Task, load_tasks
 from ledger_tui.eval.tau2_results import DOMAIN_NAMES, Tau2Error, messages, paired, read_results
@@ -204,15 +206,15 @@ class _Rebuild:
         if over:  # kept cut, and the ledger learns nothing from it
             said = limits.too_long_result(call.name, len(content), ran=False)
             content = content[: limits.MAX_RESULT]
+        tool = self.domain.tool(call.name, call.requestor)
+        if not (error or over) and tool is not None and tool.kind == "read":
+            self.judge_read(call, tool, content)
         event = self.emit(
             ToolResult(call_id=call.id, name=call.name, requestor=call.requestor, content=content, error=error)
         )
         if over:
             self.cut(f"the recorded result of {said}; its first {limits.size(limits.MAX_RESULT)} are kept.")
-        if error or over:
-            return
-        tool = self.domain.tool(call.name, call.requestor)
-        if tool is None:
+        if error or over or tool is None:
             return
         outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
         try:
@@ -225,6 +227,23 @@ class _Rebuild:
             return
         for u in updates:
             self.emit(u)
+
+
+    def judge_read(self, call: ToolCall, tool: Any, content: str) -> None:
+        """The read gate on a recorded read (the recorded agent saw the result): a decision when it
+        showed another customer's record, or a customer's before anyone was identified, which
+        `audit`, `report` and `why` show as a disclosure (disclosure.py)."""
+        value = jsonable(_parse_content(content))
+        try:
+            pairs = list(tool.absorbs(call.arguments, value)) if tool.absorbs else []
+            found = check_read(
+                self.domain, call, value, pairs, self.state.ledger, self.state.context(), self.state.user_messages,
+                len(self.events) + 1,
+            )
+        except Exception:  # a recorded result of another shape than the tool returns: `result` says so
+            return
+        if found is not None:
+            self.emit(GateDecided(decision=found[0]))
 
 
 def _bounded_pairs(pairs: list[tuple[ToolCall, Any]]) -> tuple[list[tuple[ToolCall, Any]], list[str]]:
@@ -454,6 +473,10 @@ class AuditRow:
     writes: dict[str, int] = field(default_factory=lambda: {k: 0 for k in KINDS})
     # runs by (recorded reward, the worst kind of write the gate saw in that run)
     crossed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    # reads the read gate would have withheld (another customer's record, or a customer's before
+    # anyone was identified), and of those, the ones whose values the agent then said
+    disclosures: int = 0
+    said: int = 0
 
 
 def _worst(decisions: Iterable[GateDecision]) -> str:
@@ -491,11 +514,21 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
         # a call held for the customer's answer on a card is asked, not judged: the gate judges
         # it again when it runs on their yes
         decisions = [e.decision for e in loaded.events if isinstance(e, GateDecided) and not e.decision.held()]
+        reads = [e for e in loaded.events if isinstance(e, GateDecided) and e.decision.category() == "disclosure"]
+        decisions = [d for d in decisions if d.category() != "disclosure"]
         for d in decisions:
             row.writes[d.category()] += 1
+        for e in reads:
+            row.disclosures += 1
+            row.said += bool(disclosed(e.decision, agent_texts_after(loaded.events, e.seq)))
         outcome = "reward 1" if ok else ("reward 0" if reward is not None else "no reward")
         row.crossed[f"{outcome} / {_worst(decisions)}"] += 1
     return sorted(rows.values(), key=lambda r: _natural(r.task_id)), warnings
+
+
+def agent_texts_after(events: list, seq: int) -> list[str]:
+    """What the agent said after event `seq` (its messages' text)."""
+    return [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > seq and e.text]
 
 
 def _natural(text: str) -> tuple:
@@ -513,9 +546,9 @@ def audit_lines(rows: list[AuditRow]) -> list[str]:
 
     def row_line(name: str, r: AuditRow) -> str:
         cells = "".join(f"{r.writes[k]:>{widths[k]}}" for k in KINDS)
-        return f"{name[:w]:<{w}}{r.runs:>5}{r.passed:>5}{cells}"
+        return f"{name[:w]:<{w}}{r.runs:>5}{r.passed:>5}{cells}{r.disclosures:>12}{r.said:>6}"
 
-    head = f"{'task':<{w}}{'runs':>5}{'pass':>5}" + "".join(f"{CATEGORY_LABELS[k]:>{widths[k]}}" for k in KINDS)
+    head = f"{'task':<{w}}{'runs':>5}{'pass':>5}" + "".join(f"{CATEGORY_LABELS[k]:>{widths[k]}}" for k in KINDS) + f"{'disclosure':>12}{'said':>6}"
     lines = [f"{head}  runs by reward / worst write", "-" * (len(head) + 30)]
     total = AuditRow("overall")
     for r in rows:
@@ -523,6 +556,8 @@ def audit_lines(rows: list[AuditRow]) -> list[str]:
         lines.append(f"{row_line(r.task_id, r)}  {crossed}")
         total.runs += r.runs
         total.passed += r.passed
+        total.disclosures += r.disclosures
+        total.said += r.said
         for k, v in r.writes.items():
             total.writes[k] += v
         for k, v in r.crossed.items():
@@ -531,6 +566,11 @@ def audit_lines(rows: list[AuditRow]) -> list[str]:
     lines.append(row_line("overall", total))
     for k, v in sorted(total.crossed.items()):
         lines.append(f"    {k:<32} {v:>5} runs")
+    if total.disclosures:
+        lines.append(
+            f"    reads of a record not the identified customer's (withheld in gated modes): {total.disclosures}; "
+            f"the agent then said what they hold: {total.said} (`ledger-tui why FILE --all` lists them)"
+        )
     failed = sum(v for k, v in total.crossed.items() if k.startswith("reward 0"))
     if failed:
         violation = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith("violation"))

@@ -126,8 +126,10 @@ def _counts_from_events(path: Path) -> GateCounts:
             if e.decision.held():  # asked on a card: counted among the cards, not the verdicts
                 counts["consent"] += 1
                 continue
-            counts[e.decision.verdict.value.lower()] += 1
-            counts[e.decision.category()] += 1
+            category = e.decision.category()
+            if category != "disclosure":  # a read the read gate withholds is no write's verdict
+                counts[e.decision.verdict.value.lower()] += 1
+            counts[category] += 1
     return counts
 
 

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Literal, Sequence
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, GateDecision
 from ledger_tui.engine.fold import SessionState, fold
+from ledger_tui.engine.disclosure import is_read_decision, rejudge
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.ledger import STATED_PREFIX, absorb, state
 
@@ -72,6 +73,8 @@ def what_if(decided: GateDecided, before: SessionState, domain: Domain, edits: E
         else:
             ledger, _ = absorb(ledger, [(path, value)], source_call="what-if edit", source_seq=None)
     context = before.context()
+    if is_read_decision(decided.decision, domain):  # the read gate: judged on the records it read
+        return rejudge(decided.decision, domain, ledger, context, values)
     card = before.confirming(decided.decision.call.id)
     if card is not None:  # the call ran on a card's yes: judged as the engine judged it then
         context = dataclasses.replace(context, confirming=card)

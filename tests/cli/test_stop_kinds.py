@@ -73,11 +73,11 @@ async def test_audit_sorts_every_write_into_allowed_violation_and_needs_a_read(t
     lines = out.stdout.splitlines()
     assert lines[0].split() == [
         "task", "runs", "pass", "allowed", "violation", "inferred", "from", "text", "needs", "a", "read",
-        "runs", "by", "reward", "/", "worst", "write",
+        "disclosure", "said", "runs", "by", "reward", "/", "worst", "write",
     ]
     overall = next(line for line in lines if line.startswith("overall"))
     # each file: 1 allowed, 1 needs a read, and the first stop: inferred today, a violation before
-    assert overall.split() == ["overall", "2", "0", "2", "1", "1", "2"]
+    assert overall.split() == ["overall", "2", "0", "2", "1", "1", "2", "0", "0"]  # (no read of another customer's record)
     assert any(line.split() == ["reward", "0", "/", "violation", "1", "runs"] for line in lines)
     assert any(line.split() == ["reward", "0", "/", "inferred", "from", "text", "1", "runs"] for line in lines)
     assert "failed runs in which the gate would have found a violation: 1 of 2" in out.stdout
@@ -93,6 +93,6 @@ async def test_audit_counts_a_run_whose_only_stop_needs_a_read(toy_domain, tmp_p
     write_trajectory(folder / "read-only.jsonl", [e for e in events if e.seq != violation])
     out = cli("audit", str(folder))
     assert out.returncode == 0, out.stderr
-    assert next(line for line in out.stdout.splitlines() if line.startswith("overall")).split() == ["overall", "1", "0", "1", "0", "0", "1"]
+    assert next(line for line in out.stdout.splitlines() if line.startswith("overall")).split() == ["overall", "1", "0", "1", "0", "0", "1", "0", "0"]
     assert "reward 0 / needs a read" in out.stdout
     assert "failed runs in which it would only have asked for a read: 1 of 1" in out.stdout

@@ -23,7 +23,7 @@ values = st.one_of(
 patterns = st.one_of(paths, paths.map(lambda p: p + ".*"))
 
 op = st.one_of(
-    st.tuples(st.just("absorb"), st.lists(st.tuples(paths, values), max_size=40)),
+    st.tuples(st.just("absorb"), st.lists(st.tuples(paths, values), max_size=40), st.booleans()),  # withheld or shown
     st.tuples(st.just("state"), st.lists(st.tuples(paths, values), max_size=3)),
     st.tuples(st.just("stale"), st.lists(patterns, max_size=3), st.booleans()),
     st.tuples(st.just("replay"), paths, values, st.sampled_from(["added", "changed", "stale"])),
@@ -53,6 +53,9 @@ def check(ledger: Ledger, model: dict) -> None:
     assert list(ledger) == list(model)
     assert len(ledger) == len(model)
     assert ledger.render() == render(ledger) == render(Ledger(model))
+    for p, e in model.items():  # a withheld read is in the ledger, never in the block
+        if e.withheld:
+            assert f"\n{p} = " not in "\n" + ledger.render()
     for prefix in ("a", "a.", "users.", "identified.", "x1", "said."):
         assert ledger.under(prefix) == sorted(p for p in model if p.startswith(prefix))
         for value in (0, 1, None):
@@ -83,7 +86,7 @@ def run(ops) -> None:
     for step, o in enumerate(ops):
         kind = o[0]
         if kind == "absorb":
-            ledger, _ = absorb(ledger, o[1], source_call=f"r{step}", source_seq=step)
+            ledger, _ = absorb(ledger, o[1], source_call=f"r{step}", source_seq=step, withheld=o[2])
         elif kind == "state":
             ledger, _ = state(ledger, o[1], source_call="m", source_seq=step)
         elif kind == "stale":

@@ -75,8 +75,9 @@ def _no_checks() -> list[dict[str, Any]]:
     return c.messages
 
 
-def write_results(path: Path) -> Path:
-    sims = [
+def write_results(path: Path, sims: list[tuple[str, str, float, list[dict[str, Any]]]] | None = None) -> Path:
+    """The three simulations above, or `sims`: (name, task id, reward, messages) each."""
+    sims = sims or [
         ("good", "cancel_ordered_by_mistake", 1.0, _good()),
         ("wrong-card", "refuse_refund_other_card", 0.0, _wrong_card()),
         ("no-checks", "cancel_no_longer_needed_gift_card", 0.0, _no_checks()),

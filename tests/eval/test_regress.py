@@ -68,3 +68,17 @@ async def test_a_session_played_by_the_operator_replays_without_a_model(toy_doma
     assert [e.decision.verdict for e in session.events if e.type == "gate_decision"] == [Verdict.ALLOW]
     report = await regress(toy_domain, session.events)
     assert report.diverged is None and report.changes == [] and report.decisions_after == 1
+
+
+def test_regress_of_a_recording_made_before_the_read_gate_lists_the_reads_it_now_withholds():
+    """The caller's mother's profile and booking were shown to the agent when this was recorded;
+    today's read gate withholds both. The reads are listed by call, and the one write still lines up
+    with its recorded decision."""
+    from tests.cli.test_cli import ROOT, cli
+
+    old = ROOT / "tests" / "data" / "before_read_gate" / "airline-acting-for-someone-else.jsonl"
+    out = cli("regress", str(old))
+    assert out.returncode == 1 and "2 verdicts changed in 1 trajectory file" in out.stdout, out.stderr  # 1: something changed
+    assert 'read: get_user_details(user_id="grace_scott_6483"): shown -> WITHHELD' in out.stdout
+    assert 'read: get_reservation_details(reservation_id="633IZT"): shown -> WITHHELD' in out.stdout
+    assert "decision 1" not in out.stdout and "diverged" not in out.stdout  # the cancellation: REVISE then and now

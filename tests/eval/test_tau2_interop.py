@@ -39,7 +39,7 @@ def test_import_rebuilds_the_ledger_and_judges_every_write(tmp_path):
     unchecked = read_trajectory(files["task-cancel_no_longer_needed_gift_card"]).events
     ran = [e for e in unchecked if isinstance(e, ToolResult) and e.name == "cancel_pending_order"][0]
     assert ran.executed and not ran.error
-    failed = next(e.decision for e in unchecked if isinstance(e, GateDecided)).failed()
+    failed = next(e.decision for e in unchecked if isinstance(e, GateDecided) and e.decision.category() != "disclosure").failed()
     assert {"customer_identified", "explicit_confirmation"} <= {p.name for p in failed}
     # the stated reason belongs to the order it was said of, with the customer's words
     said = [e for e in unchecked if isinstance(e, LedgerUpdated) and e.path.startswith("said.cancel_reason")]

@@ -206,7 +206,7 @@ def describe_outcome(before: GateDecision, outcome: GateDecision, edits: list[Ed
     """The what-if answer, most important first: the new verdict, the checks that flipped, the
     new reason, and last the edits tried so far (Ctrl+R resets them)."""
     kind = f" {category_label(outcome)}" if outcome.verdict.value != "ALLOW" else ""
-    text = Text.assemble(("→ ", "bold"), (f" {outcome.verdict.value} ", "bold reverse"), f"{kind} (was {verdict_label(before)})")
+    text = Text.assemble(("→ ", "bold"), (f" {outcome.shown_verdict()} ", "bold reverse"), f"{kind} (was {verdict_label(before)})")
     was = {p.name: p.passed for p in before.predicates}
     for p in outcome.predicates:
         if p.name in was and was[p.name] != p.passed:
@@ -294,7 +294,7 @@ class WhyScreen(Screen[None]):
         d = self.decided.decision
         who = WHO.get(d.call.requestor, d.call.requestor)
         kind = f" {category_label(d)} ·" if d.verdict.value != "ALLOW" else ""
-        return Text.assemble((f" {d.verdict.value} ", "bold reverse"), shown(f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}"))
+        return Text.assemble((f" {d.shown_verdict()} ", "bold reverse"), shown(f"{kind} step {self.decided.seq} · {who} · {d.call.signature()}"))
 
     def _summary(self, d: GateDecision) -> Text:
         """The answer first: the verdict and its reason, the checks that decided it, the hint; then
@@ -364,7 +364,7 @@ class WhyScreen(Screen[None]):
         self.outcome = outcome
         result.update(describe_outcome(self.decided.decision, outcome, edits))
         self.query_one("#whatif-scroll", VerticalScroll).scroll_home(animate=False)
-        result.remove_class("-allow", "-revise", "-block", "-needs-read")
+        result.remove_class("-allow", "-revise", "-block", "-needs-read", "-consent", "-withheld")
         result.add_class(f"-{row_class(outcome)}")
         return outcome
 
@@ -374,7 +374,7 @@ class WhyScreen(Screen[None]):
         self.outcome = None
         result = self.query_one("#whatif-result", Static)
         result.update(self._whatif_intro())
-        result.remove_class("-allow", "-revise", "-block", "-needs-read")
+        result.remove_class("-allow", "-revise", "-block", "-needs-read", "-consent", "-withheld")
         choice = self.query_one("#whatif-target", Select).value
         if isinstance(choice, int):
             target = self.targets[choice]

@@ -41,7 +41,9 @@ REBUILD = 20  # removing more rows than this at once: rebuild instead (removing 
 class GateLog(DataTable[Text]):
     """`record(decided)` for live events; `sync(gate_log)` for replay; `filter(verdict)`."""
 
-    COMPONENT_CLASSES = {"gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--needs-read", "gate-log--consent"}
+    COMPONENT_CLASSES = {
+        "gate-log--allow", "gate-log--revise", "gate-log--block", "gate-log--needs-read", "gate-log--consent", "gate-log--withheld",
+    }
     BINDINGS = [
         Binding("enter", "explain", "Why?", id="gate_log.explain"),
         # the cursor goes to the first/last row; the header row stays in view
@@ -171,7 +173,8 @@ class GateLog(DataTable[Text]):
 
     # ------------------------------------------------------------------ internals
     def _shows(self, decided: GateDecided) -> bool:
-        return self._verdict_filter is None or decided.decision.verdict == self._verdict_filter
+        d = decided.decision
+        return self._verdict_filter is None or (d.verdict == self._verdict_filter and d.shown_verdict() != "WITHHELD")
 
     def _passing(self) -> int:
         if self._verdict_filter is None:
@@ -182,7 +185,10 @@ class GateLog(DataTable[Text]):
         known = self._kinds.get(id(decided))
         if known is None or known[0] is not decided:
             d = decided.decision
-            known = self._kinds[id(decided)] = (decided, d.verdict.value, d.category() == "needs_read")
+            category = d.category()
+            # a read the read gate withheld is counted apart from the writes' verdicts
+            verdict = "withheld" if category == "disclosure" else d.verdict.value
+            known = self._kinds[id(decided)] = (decided, verdict, category == "needs_read")
         counts = self._counts
         counts[known[1]] = counts.get(known[1], 0) + step
         if known[2]:
@@ -282,8 +288,12 @@ class GateLog(DataTable[Text]):
         """The filter first (it explains missing rows), then the counts, shortened to fit the border."""
         counts = [(v.value, self._counts.get(v.value, 0)) for v in Verdict]
         reads = self._counts.get("read", 0)
+        withheld = self._counts.get("withheld", 0)
         head = "Gate" if self._verdict_filter is None else f"Gate [{self._verdict_filter.value} only]"
-        long = f"{head}  " + " ".join(f"{name} {n}" for name, n in counts) + (f" · {reads} read" if reads else "")
+        long = (
+            f"{head}  " + " ".join(f"{name} {n}" for name, n in counts) + (f" · {reads} read" if reads else "")
+            + (f" · {withheld} withheld" if withheld else "")
+        )
         room = self.size.width - 4  # the corners and a space either side
         title = long if room <= 0 or len(long) <= room else f"{head} " + " ".join(f"{name[0]}{n}" for name, n in counts)
         if title != self._drawn_title:  # a new border title repaints the whole table
@@ -305,6 +315,8 @@ def row_class(d: GateDecision) -> str:
     category = d.category()
     if category == "needs_read":
         return "needs-read"
+    if category == "disclosure":
+        return "withheld"
     if d.held():
         return "consent"
     return d.verdict.value.lower()

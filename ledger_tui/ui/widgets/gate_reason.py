@@ -11,7 +11,7 @@ from ledger_tui.explain import verdict_label
 from ledger_tui.ui.widgets.gate_log import describe, row_class
 from ledger_tui.ui.widgets.laid_out import laid_out_size
 
-ROW_CLASSES = ("allow", "revise", "block", "needs-read", "consent")
+ROW_CLASSES = ("allow", "revise", "block", "needs-read", "consent", "withheld")
 
 
 class GateReason(Static):

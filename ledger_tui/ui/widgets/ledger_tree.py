@@ -38,6 +38,7 @@ class Shown:
     stale: bool = False
     mark: Change | None = None
     earlier: bool = False  # the mark is from earlier in this turn, not from the latest step
+    withheld: bool = False  # read, but kept from the model by the read gate (another customer's)
 
 
 def split_path(path: str) -> tuple[str, str]:
@@ -94,7 +95,7 @@ class LedgerTree(Tree[Shown]):
                 node.data.mark = "stale"
                 self._relabel(node)
             return
-        self._put(update.path, update.after, update.origin, stale=False, mark=update.change)
+        self._put(update.path, update.after, update.origin, stale=False, mark=update.change, withheld=bool(update.withheld))
 
     def age_marks(self) -> None:
         """The latest step is over: its new/changed/re-read marks become "earlier in this turn"."""
@@ -124,9 +125,12 @@ class LedgerTree(Tree[Shown]):
             earlier = bool(mark) and not entry.stale and current is not None and path not in current
             node = self._entries.get(path)
             data = None if node is None else node.data
-            if data is not None and data.text == entry.text and data.stale == entry.stale and data.mark == mark and data.earlier == earlier:
+            if (
+                data is not None and data.text == entry.text and data.stale == entry.stale and data.mark == mark
+                and data.earlier == earlier and data.withheld == entry.withheld
+            ):
                 continue
-            self._put(path, entry.value, entry.origin, stale=entry.stale, mark=mark, text=entry.text, earlier=earlier)
+            self._put(path, entry.value, entry.origin, stale=entry.stale, mark=mark, text=entry.text, earlier=earlier, withheld=entry.withheld)
 
     def reset(self) -> None:
         self.clear()
@@ -149,7 +153,8 @@ class LedgerTree(Tree[Shown]):
         return node
 
     def _put(
-        self, path: str, value: Any, origin: str, *, stale: bool, mark: Change | None, text: str | None = None, earlier: bool = False
+        self, path: str, value: Any, origin: str, *, stale: bool, mark: Change | None, text: str | None = None, earlier: bool = False,
+        withheld: bool = False,
     ) -> None:
         text = compact(value) if text is None else text
         node = self._entries.get(path)
@@ -163,6 +168,7 @@ class LedgerTree(Tree[Shown]):
         assert data is not None
         changed_value = data.text != text
         data.value, data.text, data.origin, data.stale, data.mark, data.earlier = value, text, origin, stale, mark, earlier
+        data.withheld = withheld
         if changed_value:
             self._set_fields(node, value)
         self._relabel(node)
@@ -220,6 +226,8 @@ class LedgerTree(Tree[Shown]):
             label.append(f" [{badge}]")
         if data.origin == "stated":
             label.append(" (said)")
+        if data.withheld:  # in the ledger for the gate's checks, not in the model's prompt
+            label.append(" (withheld)")
         label.append("  ")
         label.append(shown(_short(data.text)))
         node.set_label(label)
