@@ -488,11 +488,12 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
     folder = Path(folder)
     if not folder.is_dir():
         raise Tau2Error(f"{folder} does not exist or is not a folder; pass the folder given to import-tau2 --out or eval --out.")
-    files = sorted(folder.rglob("*.jsonl"))
+    files = sorted(p for p in folder.rglob("*.jsonl") if p != folder / "results.jsonl")
     if not files:
         raise Tau2Error(f"{folder} holds no trajectories (*.jsonl); run `ledger-tui import-tau2` or `ledger-tui eval` first.")
     rows: dict[str, AuditRow] = {}
     warnings = []
+    graded = _eval_rewards(folder, warnings)
     for f in files:
         try:
             loaded = read_trajectory(f)
@@ -508,7 +509,7 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
         row = rows.setdefault(task_id, AuditRow(task_id))
         row.runs += 1
         ended = next((e for e in reversed(loaded.events) if isinstance(e, SessionEnded)), None)
-        reward = ended.reward if ended and ended.reward is not None else None
+        reward = ended.reward if ended and ended.reward is not None else graded.get(f.resolve())
         ok = reward is not None and reward >= 1 - 1e-6
         row.passed += int(ok)
         # a call held for the customer's answer on a card is asked, not judged: the gate judges
@@ -526,6 +527,26 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
     return sorted(rows.values(), key=lambda r: _natural(r.task_id)), warnings
 
 
+def _eval_rewards(folder: Path, warnings: list[str]) -> dict[Path, float]:
+    """An eval output folder's rewards, by trajectory: eval grades a run in results.jsonl, not in
+    its trajectory's last event."""
+    if not (folder / "results.jsonl").exists():
+        return {}
+    from ledger_tui.eval.runner import read_results_file
+
+    try:
+        results, damaged = read_results_file(folder)
+    except LedgerTuiError as exc:
+        warnings.append(str(exc))
+        return {}
+    warnings.extend(damaged)
+    out: dict[Path, float] = {}
+    for r in results:
+        path = Path(r.trajectory)
+        out[(path if path.is_absolute() else folder / path).resolve()] = r.reward
+    return out
+
+
 def agent_texts_after(events: list, seq: int) -> list[str]:
     """What the agent said after event `seq` (its messages' text)."""
     return [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > seq and e.text]
@@ -537,23 +558,34 @@ def _natural(text: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
+# the audit's columns, short enough for 80 (the legend under the header says them in full)
+_SHORT = {"allowed": "allow", "violation": "viol", "inferred": "text", "needs_read": "read"}
+AUDIT_LEGEND = (
+    "allow/viol/text/read: recorded writes the gate would allow, call a violation, stop on what it read from text, "
+    "or stop for a read; discl: reads of a record not the identified customer's; said: of those, the agent then "
+    "said what they hold"
+)
+
+
 def audit_lines(rows: list[AuditRow]) -> list[str]:
-    """Per task and overall: runs, passes, and each recorded write sorted into allowed / violation /
-    needs a read, then the runs crossed by reward and the worst kind of write in them."""
-    w = max([len("overall")] + [len(r.task_id) for r in rows])
-    w = min(w, 48)
-    widths = {k: len(CATEGORY_LABELS[k]) + 2 for k in KINDS}
+    """Per task and overall, in 80 columns: runs, passes, and each recorded write sorted into allowed
+    / violation / inferred / needs a read, the reads of another customer's record, then (indented
+    under each task) the runs crossed by reward and the worst kind of write in them."""
+    import textwrap
+
+    w = min(max([len("overall")] + [len(r.task_id) for r in rows]), 32)
 
     def row_line(name: str, r: AuditRow) -> str:
-        cells = "".join(f"{r.writes[k]:>{widths[k]}}" for k in KINDS)
-        return f"{name[:w]:<{w}}{r.runs:>5}{r.passed:>5}{cells}{r.disclosures:>12}{r.said:>6}"
+        cells = "".join(f"{r.writes[k]:>6}" for k in KINDS)
+        return f"{name[:w]:<{w}}{r.runs:>5}{r.passed:>5}{cells}{r.disclosures:>7}{r.said:>6}"
 
-    head = f"{'task':<{w}}{'runs':>5}{'pass':>5}" + "".join(f"{CATEGORY_LABELS[k]:>{widths[k]}}" for k in KINDS) + f"{'disclosure':>12}{'said':>6}"
-    lines = [f"{head}  runs by reward / worst write", "-" * (len(head) + 30)]
+    head = f"{'task':<{w}}{'runs':>5}{'pass':>5}" + "".join(f"{_SHORT[k]:>6}" for k in KINDS) + f"{'discl':>7}{'said':>6}"
+    lines = [head, *textwrap.wrap(AUDIT_LEGEND, 80, initial_indent="  ", subsequent_indent="  "), "-" * len(head)]
     total = AuditRow("overall")
     for r in rows:
         crossed = ", ".join(f"{k}: {v}" for k, v in sorted(r.crossed.items()))
-        lines.append(f"{row_line(r.task_id, r)}  {crossed}")
+        lines.append(row_line(r.task_id, r))
+        lines.extend(textwrap.wrap(crossed, 80, initial_indent="    ", subsequent_indent="    "))
         total.runs += r.runs
         total.passed += r.passed
         total.disclosures += r.disclosures
@@ -562,15 +594,14 @@ def audit_lines(rows: list[AuditRow]) -> list[str]:
             total.writes[k] += v
         for k, v in r.crossed.items():
             total.crossed[k] += v
-    lines.append("-" * (len(head) + 30))
+    lines.append("-" * len(head))
     lines.append(row_line("overall", total))
+    lines.append("  runs by reward / worst write:")
     for k, v in sorted(total.crossed.items()):
         lines.append(f"    {k:<32} {v:>5} runs")
     if total.disclosures:
-        lines.append(
-            f"    reads of a record not the identified customer's (withheld in gated modes): {total.disclosures}; "
-            f"the agent then said what they hold: {total.said} (`ledger-tui why FILE --all` lists them)"
-        )
+        lines.append(f"    reads of a record not the identified customer's (withheld in gated modes): {total.disclosures}")
+        lines.append(f"    the agent then said what they hold: {total.said} (`ledger-tui why FILE` shows each)")
     failed = sum(v for k, v in total.crossed.items() if k.startswith("reward 0"))
     if failed:
         violation = sum(v for k, v in total.crossed.items() if k.startswith("reward 0") and k.endswith("violation"))

@@ -71,10 +71,7 @@ async def test_audit_sorts_every_write_into_allowed_violation_and_needs_a_read(t
     out = cli("audit", str(folder))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split() == [
-        "task", "runs", "pass", "allowed", "violation", "inferred", "from", "text", "needs", "a", "read",
-        "disclosure", "said", "runs", "by", "reward", "/", "worst", "write",
-    ]
+    assert lines[0].split() == ["task", "runs", "pass", "allow", "viol", "text", "read", "discl", "said"]
     overall = next(line for line in lines if line.startswith("overall"))
     # each file: 1 allowed, 1 needs a read, and the first stop: inferred today, a violation before
     assert overall.split() == ["overall", "2", "0", "2", "1", "1", "2", "0", "0"]  # (no read of another customer's record)

@@ -56,7 +56,7 @@ def test_audit_sorts_writes_into_allowed_violation_needs_a_read_crossed_with_rew
     assert by_task["cancel_ordered_by_mistake"].writes == {"allowed": 1, "violation": 0, "inferred": 0, "needs_read": 0}
     assert by_task["cancel_ordered_by_mistake"].passed == 1
     lines = audit_lines(rows)
-    assert lines[0].split()[:10] == ["task", "runs", "pass", "allowed", "violation", "inferred", "from", "text", "needs", "a"]
+    assert lines[0].split() == ["task", "runs", "pass", "allow", "viol", "text", "read", "discl", "said"]
     text = "\n".join(lines)
     assert "reward 1 / allowed" in text and "reward 0 / violation" in text
     assert "failed runs in which the gate would have found a violation: 2 of 2" in text
