@@ -303,8 +303,13 @@ def test_irma_scripts_say_in_one_sentence_what_their_helper_turns_lack(tmp_path:
 
 
 def test_the_gold_agent_is_refused_in_mode_irma_in_one_sentence(tmp_path: Path):
+    runs = ROOT / "sessions" / "runs"
+    before = set(runs.iterdir()) if runs.exists() else set()
     first = cli("run", "--domain", "airline", "--task", "airline_01_cancel_recent_booking", "--agent", "gold", "--mode", "irma")
     assert "helper calls need a model" in one_sentence_error(first)
+    # refused before a run file is made (an empty one was left in the checkout's runs folder, and
+    # listed in the palette's "Open session")
+    assert (set(runs.iterdir()) if runs.exists() else set()) == before
     second = cli("eval", "--domain", "airline", "--agent", "gold", "--mode", "full", "--mode", "irma", "--out", str(tmp_path / "ev"))
     assert "helper calls need a model" in one_sentence_error(second)
     assert not (tmp_path / "ev").exists(), "refused before anything is written"
