@@ -95,6 +95,9 @@ async def test_no_model_console_call_goes_through_the_gate(toy, tmp_path):
         await say(pilot, "/call find_member_by_email email=ada@example.org")
         await say(pilot, "/call renew_loan loan_id=L1")
         assert "users.current" in screen.ledger.paths
+        # the header counts the operator's calls (it said "calls 0": the model's, of which there are none)
+        status = str(screen.query_one("#status").render())
+        assert "model calls 0" in status and "tool calls 2" in status
         [decided] = screen.gate_log.decisions
         assert decided.decision.verdict == Verdict.REVISE  # loans.L1 was never read
         assert decided.decision.call.requestor == "operator"

@@ -51,7 +51,10 @@ class StatusBar(Widget):
             parts.append(Part("(no session_started event)", ESSENTIAL))
         parts.append(Part(f"  step {step}/{total}", ESSENTIAL))
         parts.append(Part(f"  tokens {t.prompt_tokens}+{t.completion_tokens}", TOKENS))
-        parts.append(Part(f"  calls {t.model_calls}", CALLS))
+        # the model's calls and the tools' (the operator's /call and the customer's own actions
+        # count as tool calls; a session without a model makes no model call)
+        parts.append(Part(f"  model calls {t.model_calls}", CALLS))
+        parts.append(Part(f"  tool calls {t.reads + t.writes}", CALLS))
         if t.helper_calls:  # IRMA's helper calls, counted apart from the agent's
             parts.append(Part(f"  helpers {t.helper_calls} ({t.helper_prompt_tokens}+{t.helper_completion_tokens})", CALLS))
         if state.ended is not None:
