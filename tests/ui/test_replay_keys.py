@@ -93,3 +93,21 @@ async def test_the_conversation_tab_comes_back_at_its_latest_lines():
         await pilot.pause()
         conversation = replay.conversation
         assert conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+
+
+async def test_f2_f3_and_f4_each_put_their_pane_on_the_whole_screen_at_100_columns_and_more():
+    """F2 did nothing from 100 columns up (the conversation, a scrolling container, refused to be
+    maximized); F3 and F4 worked. Again on the same key: the three panes."""
+    from ledger_tui.examples import resolve_session
+
+    app = make_app(trajectory=resolve_session("airline-cancel-blocked"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key, pane in (("f2", "conversation"), ("f3", "ledger"), ("f4", "gate-log")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen.maximized is not None and app.screen.maximized.id == pane, key
+            assert app.screen.maximized.outer_size.width == 120, key  # the whole width, no more (5fr overflowed)
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen.maximized is None, key

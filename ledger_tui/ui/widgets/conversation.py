@@ -105,6 +105,8 @@ class ConversationView(VerticalScroll):
     """
 
     BINDINGS = [Binding("enter", "open_latest_call", "Open call", id="conversation.open_call", show=False)]
+    # F2 maximizes it as F3 and F4 do the other panes (a scrolling container refuses by default)
+    ALLOW_MAXIMIZE = True
 
     virtual_size = laid_out_size()  # the entries' height, measured by the layout that places them
 
