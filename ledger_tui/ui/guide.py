@@ -201,6 +201,7 @@ def seen_values(tool: str, argument: str, calls: Iterable[tuple[str, dict[str, A
 def starters(domain: Domain, db: Any, count: int = 3) -> list[str]:
     """A few real people of the domain's database to play, with what identifies them: those who
     have records (reservations, orders, lines, appointments) first."""
+    db = getattr(db, "agent_db", db)  # telecom: the agent's side of a database with the customer's phone beside it
     for name in PEOPLE:
         records = getattr(db, name, None)
         if records is None:
@@ -218,6 +219,10 @@ def _person(p: dict[str, Any]) -> str:
     if isinstance(name, dict):
         name = " ".join(str(v) for v in name.values() if v)
     name = name or p.get("full_name") or " ".join(str(p[k]) for k in ("first_name", "last_name") if p.get(k))
-    contact = p.get("email") or p.get("phone_number") or p.get("phone")
-    extra = ", ".join(str(x) for x in (name, contact) if x)
+    # what the domains identify a caller by: an email, a line's phone number (telecom), a zip code
+    # with the name (retail)
+    contact = p.get("email") or p.get("phone")
+    address = p.get("address") if isinstance(p.get("address"), dict) else {}
+    zip_code = f"zip {address['zip']}" if address.get("zip") else None
+    extra = ", ".join(str(x) for x in (name, contact, p.get("phone_number"), zip_code) if x)
     return f"{pid} ({extra})" if extra else pid

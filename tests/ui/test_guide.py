@@ -3,6 +3,8 @@ db.json, a tool's signature shows as it is typed, and a misspelt tool never reac
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import Input, Static
 
@@ -194,3 +196,13 @@ async def test_a_notice_already_on_screen_is_not_stacked_again():
         await pilot.pause(0.3)
         shown = [str(t._content) if hasattr(t, "_content") else "" for t in app.screen.walk_children(Toast)]
         assert len(shown) == 2
+
+
+def test_every_domain_offers_people_to_play_with_what_identifies_them():
+    """`play --domain telecom` offered nobody (its people are on the agent's side of a two-part
+    database), and retail's listed no zip code, half of its name-and-zip identification."""
+    for name, identifies in (("telecom", r"^C\d+ \(.+, 555-\d{3}-\d{4}\)$"), ("retail", r", zip \d{5}\)$")):
+        domain = load_domain(name)
+        people = starters(domain, domain.session_db())
+        assert len(people) == 3, name
+        assert all(re.search(identifies, p) for p in people), people
