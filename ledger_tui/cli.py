@@ -352,7 +352,7 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
 
 
 async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
-    from ledger_tui.engine.gold import IRMA_NEEDS_A_MODEL, run_gold
+    from ledger_tui.engine.gold import run_gold
     from ledger_tui.engine.tasks import load_tasks
 
     from ledger_tui.engine.tasks import by_name
@@ -364,8 +364,6 @@ async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
         raise TaskError(f"Domain {d.name} has no task {task_id!r}; known ids include: {sample}.")
     task = tasks[task_id]
     _check_db(d, db)
-    if mode == "irma":  # refused before a file is made for the run
-        raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
     made = out is None
     out = out or _default_out(d.name, f"{task.id.removeprefix(d.name + '_')}-gold")  # the id names the domain once
     try:

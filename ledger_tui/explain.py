@@ -203,8 +203,8 @@ def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.RE
 def disclosure_lines(events: list[Event], event: GateDecided, indent: str = "  ") -> list[str]:
     """For a read the read gate withholds: whether the model saw it (a recording made without the
     read gate: an imported run) and what of it the agent then said."""
-    from ledger_tui.engine.disclosure import disclosed
-    from ledger_tui.engine.events import AssistantMessage, ToolResult
+    from ledger_tui.engine.disclosure import disclosed, said_after
+    from ledger_tui.engine.events import ToolResult
 
     d = event.decision
     if d.category() != "disclosure":
@@ -214,8 +214,7 @@ def disclosure_lines(events: list[Event], event: GateDecided, indent: str = "  "
         lines = [f"{indent}the result: withheld from the model (step {result.seq}); the record is in the ledger, out of the prompt"]
     else:
         lines = [f"{indent}the result: shown to the agent (this recording ran without the read gate)"]
-    later = [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > event.seq and e.text]
-    said = disclosed(d, later)
+    said = disclosed(d, said_after(events, event.seq))
     if said:
         lines.append(f"{indent}the agent then said what it holds: " + ", ".join(f"{name} {short(value, 60)}" for name, value in said[:8]))
     elif result is not None and not result.withheld:

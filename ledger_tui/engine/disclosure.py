@@ -34,7 +34,6 @@ PREDICATE = "record_of_identified_customer"
 # what `owner_of` answers for a path that holds a customer's record when the ledger cannot tell
 # whose (a line no customer record read so far lists): withheld, as another customer's would be
 NOT_KNOWN = "?"
-SESSION_FACTS = ("users.current", "identified.")  # what observe_read adds of its own: never a record
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class ReadGate:
 
     clause: str  # the policy clause it enforces (in the domain's policy.md)
     # Whose record the ledger path holds, from the value read there and the ledger before the
-    # read (with the read's other pairs): a customer id, NOT_KNOWN, or None for a shared fact.
+    # read: a customer id, NOT_KNOWN, or None for a shared fact.
     owner_of: Callable[[str, Any, "Ledger"], str | None]
     # the owner's field of a record at a path, for the evidence ("user_id"); None: none names it
     owner_field: Callable[[str], str | None] = lambda path: None
@@ -96,14 +95,9 @@ def owned_records(domain: "Domain", call: ToolCall, value: Any, pairs: Sequence[
     gate = domain.read_gate
     if gate is None:
         return []
-    from ledger_tui.engine.ledger import absorb
-
-    with_read, _ = absorb(ledger, [(p, v) for p, v in pairs if not p.startswith(SESSION_FACTS)], source_call=call.signature(), source_seq=None)
     found: list[Owned] = []
-    for path, record in pairs:
-        if path.startswith(SESSION_FACTS):
-            continue
-        owner = gate.owner_of(path, record, with_read)
+    for path, record in pairs:  # (the path map's: who was identified is added after, by observe_read)
+        owner = gate.owner_of(path, record, ledger)
         if owner is not None:
             found.append(Owned(path, record, str(owner), gate.owner_field(path)))
     tool = domain.tool(call.name, call.requestor)
@@ -230,6 +224,13 @@ def disclosed(decision: GateDecision, later_texts: Sequence[str]) -> list[tuple[
                 if needle and any(find(toks, needle) >= 0 for toks in said_tokens) and (where, text) not in found:
                     found.append((where, text))
     return found
+
+
+def said_after(events: Sequence[Any], seq: int) -> list[str]:
+    """What the agent said after event `seq` (its messages' text): where `disclosed` looks."""
+    from ledger_tui.engine.events import AssistantMessage
+
+    return [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > seq and e.text]
 
 
 def _leaves(where: str, value: Any, depth: int = 0) -> list[tuple[str, Any]]:

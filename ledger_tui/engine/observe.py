@@ -36,24 +36,32 @@ def observe_read(
     seq: int | None,
     customer_text: Sequence[str] = (),
     withheld: bool = False,
+    pairs: list[tuple[str, Any]] | None = None,
 ) -> tuple[Ledger, list[LedgerUpdated]]:
     """Absorb a successful read. It identifies the customer only when the customer said what it
     looked up (`customer_text`: their messages so far). `withheld`: the read gate kept its result
-    from the model (disclosure.py), so its records stay out of the prompt's block."""
+    from the model (disclosure.py), so its records stay out of the prompt's block. `pairs`: the
+    read's path-map pairs when the caller has them already (`read_pairs`)."""
     tool = outcome.tool
     if outcome.error or tool is None or tool.kind != "read":
         return ledger, []
     value = jsonable(outcome.value)
-    pairs = _pairs(tool, call, value)
+    pairs = list(pairs) if pairs is not None else _pairs(tool, call, value)
+    served: list[tuple[str, Any]] = []  # who the conversation serves: never withheld
     if tool.identifies is not None:
         user_id = tool.identified_by(call.arguments, value, customer_text)
         if user_id and ledger.get(IDENTIFIED_PREFIX + str(user_id)) is None:  # the first read that did
-            pairs.append((IDENTIFIED_PREFIX + str(user_id), call.name))
-            if ledger.get(CURRENT_USER) is None:
-                pairs.append((CURRENT_USER, str(user_id)))
-    # withheld: the records and whom the lookup found (never the customer served: the read gate
-    # shows that read) stay out of the prompt; the gate's checks still see them (one customer)
-    return absorb(ledger, pairs, source_call=call.signature(), source_seq=seq, withheld=withheld)
+            current = ledger.get(CURRENT_USER)
+            found = [(IDENTIFIED_PREFIX + str(user_id), call.name)]
+            if current is None:
+                served += found + [(CURRENT_USER, str(user_id))]
+            else:  # a second customer: withheld with the records when the read is (one customer)
+                pairs += found
+    if not withheld:
+        return absorb(ledger, pairs + served, source_call=call.signature(), source_seq=seq)
+    ledger, hidden = absorb(ledger, pairs, source_call=call.signature(), source_seq=seq, withheld=True)
+    ledger, shown = absorb(ledger, served, source_call=call.signature(), source_seq=seq)
+    return ledger, hidden + shown
 
 
 def observe_write(

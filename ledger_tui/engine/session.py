@@ -798,11 +798,12 @@ class Session:
             yield self._result(call, f"Error: {said}", error=True, executed=True)
             yield self.emit(Notice(level="warning", text=said[0].upper() + said[1:]))
             return
-        withholding = None
+        withholding = pairs = None
         if self.gates_writes and not outcome.error and outcome.tool is not None and outcome.tool.kind == "read":
             # the read gate: a record of anyone but the identified customer is not shown (disclosure.py)
+            pairs = read_pairs(call, outcome)
             withholding = check_read(
-                self.domain, call, jsonable(outcome.value), read_pairs(call, outcome), self.state.ledger,
+                self.domain, call, jsonable(outcome.value), pairs, self.state.ledger,
                 self.state.context(), self.state.user_messages, len(self.events) + 1,
             )
         if withholding is not None:
@@ -816,7 +817,8 @@ class Session:
             return
         if outcome.tool is not None and outcome.tool.kind == "read":
             _, updates = observe_read(
-                self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages, withheld=withholding is not None
+                self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages,
+                withheld=withholding is not None, pairs=pairs,
             )
             paths = [u.path for u in updates if u.origin == "observed"]
             if paths and withholding is None:

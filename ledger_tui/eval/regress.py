@@ -94,9 +94,9 @@ async def regress(
     report = RegressReport(len(before_all), len(after_all), diverged=diverged, events=session.events)
     # writes pair up in order; the read gate's decisions (disclosure.py) by the read they judge, so
     # a recording made before it (no read decisions) still lines its writes up
-    before = [d for d in before_all if not is_read_decision(d, domain)]
-    after = [d for d in after_all if not is_read_decision(d, domain)]
-    _read_changes(report, [d for d in before_all if d not in before], [d for d in after_all if d not in after])
+    reads_before, before = _split(before_all, domain)
+    reads_after, after = _split(after_all, domain)
+    _read_changes(report, reads_before, reads_after)
     for i in range(max(len(before), len(after))):
         b = before[i] if i < len(before) else None
         a = after[i] if i < len(after) else None
@@ -110,6 +110,15 @@ async def regress(
             assert ref is not None
             report.changes.append(Change(i + 1, ref.call.signature(), vb, va, (a.reason if a else b.reason)))  # type: ignore[union-attr]
     return report
+
+
+def _split(decisions: list[GateDecision], domain: Domain) -> tuple[list[GateDecision], list[GateDecision]]:
+    """The read gate's decisions, and the writes'."""
+    reads: list[GateDecision] = []
+    writes: list[GateDecision] = []
+    for d in decisions:
+        (reads if is_read_decision(d, domain) else writes).append(d)
+    return reads, writes
 
 
 def _read_changes(report: RegressReport, before: list[GateDecision], after: list[GateDecision]) -> None:

@@ -878,19 +878,17 @@ def task_lines(comparisons: list[TaskComparison], wide: bool = False) -> list[st
     return lines
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def report_lines(report: Report, wide: bool = False) -> list[str]:
     kind = "eval output" if report.source == "eval" else "trajectories"
+    from ledger_tui.explain import plural
+
     lines = [f"report    {report.folder}  ({kind}: {len(report.runs)} runs, {len(report.failed)} failed)"]
     disclosing = [r for r in report.runs if r.disclosures]
     if disclosing:
         imported = all(r.mode == "imported" for r in disclosing)
         lines.append(
-            f"disclosure  {_n(sum(r.disclosures for r in disclosing), 'read')} of a record not the identified customer's, "
-            f"in {_n(len(disclosing), 'run')}"
+            f"disclosure  {plural(sum(r.disclosures for r in disclosing), 'read')} of a record not the identified customer's, "
+            f"in {plural(len(disclosing), 'run')}"
         )
         lines.append(
             f"            ({'seen by the recorded agent, withheld in gated modes' if imported else 'withheld from the model'}: "

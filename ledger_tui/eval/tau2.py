@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ledger_tui.engine import limits
-from ledger_tui.engine.disclosure import check_read, disclosed
+from ledger_tui.engine.disclosure import check_read, disclosed, said_after
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
@@ -207,8 +207,8 @@ class _Rebuild:
             said = limits.too_long_result(call.name, len(content), ran=False)
             content = content[: limits.MAX_RESULT]
         tool = self.domain.tool(call.name, call.requestor)
-        if not (error or over) and tool is not None and tool.kind == "read":
-            self.judge_read(call, tool, content)
+        value = None if error or over or tool is None else _parse_content(content)
+        pairs = self.judge_read(call, tool, value) if value is not None and tool.kind == "read" else None
         event = self.emit(
             ToolResult(call_id=call.id, name=call.name, requestor=call.requestor, content=content, error=error)
         )
@@ -216,10 +216,10 @@ class _Rebuild:
             self.cut(f"the recorded result of {said}; its first {limits.size(limits.MAX_RESULT)} are kept.")
         if error or over or tool is None:
             return
-        outcome = Outcome(content, False, value=_parse_content(content), tool=tool)
+        outcome = Outcome(content, False, value=value, tool=tool)
         try:
             if tool.kind == "read":
-                _, updates = observe_read(self.domain, self.state.ledger, call, outcome, event.seq, self.state.user_messages)
+                _, updates = observe_read(self.domain, self.state.ledger, call, outcome, event.seq, self.state.user_messages, pairs=pairs)
             else:
                 _, updates = observe_write(self.domain, self.state.ledger, call, outcome, event.seq)
         except Exception:  # the domain's path map met a recorded result of another shape than its tool returns
@@ -229,11 +229,12 @@ class _Rebuild:
             self.emit(u)
 
 
-    def judge_read(self, call: ToolCall, tool: Any, content: str) -> None:
+    def judge_read(self, call: ToolCall, tool: Any, value: Any) -> list[tuple[str, Any]] | None:
         """The read gate on a recorded read (the recorded agent saw the result): a decision when it
         showed another customer's record, or a customer's before anyone was identified, which
-        `audit`, `report` and `why` show as a disclosure (disclosure.py)."""
-        value = jsonable(_parse_content(content))
+        `audit`, `report` and `why` show as a disclosure (disclosure.py). Returns the read's
+        path-map pairs for the ledger (None when its recorded result has another shape)."""
+        value = jsonable(value)
         try:
             pairs = list(tool.absorbs(call.arguments, value)) if tool.absorbs else []
             found = check_read(
@@ -241,9 +242,10 @@ class _Rebuild:
                 len(self.events) + 1,
             )
         except Exception:  # a recorded result of another shape than the tool returns: `result` says so
-            return
+            return None
         if found is not None:
             self.emit(GateDecided(decision=found[0]))
+        return pairs
 
 
 def _bounded_pairs(pairs: list[tuple[ToolCall, Any]]) -> tuple[list[tuple[ToolCall, Any]], list[str]]:
@@ -521,7 +523,7 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
             row.writes[d.category()] += 1
         for e in reads:
             row.disclosures += 1
-            row.said += bool(disclosed(e.decision, agent_texts_after(loaded.events, e.seq)))
+            row.said += bool(disclosed(e.decision, said_after(loaded.events, e.seq)))
         outcome = "reward 1" if ok else ("reward 0" if reward is not None else "no reward")
         row.crossed[f"{outcome} / {_worst(decisions)}"] += 1
     return sorted(rows.values(), key=lambda r: _natural(r.task_id)), warnings
@@ -545,11 +547,6 @@ def _eval_rewards(folder: Path, warnings: list[str]) -> dict[Path, float]:
         path = Path(r.trajectory)
         out[(path if path.is_absolute() else folder / path).resolve()] = r.reward
     return out
-
-
-def agent_texts_after(events: list, seq: int) -> list[str]:
-    """What the agent said after event `seq` (its messages' text)."""
-    return [e.text for e in events if isinstance(e, AssistantMessage) and e.seq > seq and e.text]
 
 
 def _natural(text: str) -> tuple:

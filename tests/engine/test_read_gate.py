@@ -233,3 +233,23 @@ async def test_what_if_the_record_were_the_customers_own_says_the_read_would_be_
     edited = {record.path: {**record.value, "patient_id": me}}
     again = rejudge(decision, s.domain, before.ledger, before.context(), edited)
     assert again.verdict == Verdict.ALLOW
+
+
+async def test_a_second_customer_a_lookup_identifies_is_counted_for_the_gate_but_never_shown():
+    """The caller gives B's email as their own second account: the lookup identifies B as well as
+    A (so "one customer per conversation" stops writes), but whom it found is withheld with the
+    result; A, the customer served, stays in the block."""
+    case = CASES["retail"]
+    s = session(case)
+    await drain(s.start())
+    await drain(s.user_says(case.introduce, respond=False))
+    await operator(s, *case.identify)
+    me = s.state.context().user_id
+    email = case.lookup[1]["email"]
+    await drain(s.user_says(f"My other email is {email}, it's mine too.", respond=False))
+    events = await operator(s, *case.lookup)
+    assert result_of(events).withheld
+    context = s.state.context()
+    assert context.user_id == me and len(context.identified) == 2  # both, for the one-customer rule
+    block = s.state.ledger.render()
+    assert f"users.current = \"{me}\"" in block and case.secrets[0] not in block
