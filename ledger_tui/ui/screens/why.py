@@ -305,6 +305,9 @@ class WhyScreen(Screen[None]):
         if deciding:
             names = ", ".join(f"{p.name}{' (needs a read)' if p.needs_a_read() else ''}" for p in deciding)
             text.append_text(Text.assemble("\n", ("decided by ", "bold"), shown(names)))
+        reads = [p.name for p in d.failed() if p.needs_a_read() and p not in deciding]
+        if reads:  # a broken rule decides; the reads it also lacks are listed, not hidden
+            text.append_text(Text.assemble("\n", ("also needs a read ", "bold"), shown(", ".join(reads))))
         if d.hint:
             text.append_text(Text.assemble("\n", ("hint ", "bold"), shown(d.hint)))
         for s in d.suggested_calls:
