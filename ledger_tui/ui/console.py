@@ -59,6 +59,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
             end = next((j for j in range(i, n) if text[j].isspace()), n)
             raw = text[i:end]
             i = end
+            if not raw:
+                raise ConsoleError(f'{key}= has no value; write {key}=VALUE ({key}="" for an empty string).')
             try:
                 value = json.loads(raw)
             except ValueError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -63,8 +64,13 @@ def signature(tool: Tool) -> str:
 
 def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat if end == -1 else flat[: end + 1]
+    end = re.search(r"(?<=[a-z0-9)\]])\. (?=[A-Z])", flat)  # not the "." of "( ) ." in a list of symbols
+    return flat if end is None else flat[: end.start() + 1]
+
+
+def _described(tool: Tool) -> list[str]:
+    about = _first_sentence(tool.description)
+    return [f"  {signature(tool)}"] + ([f"      {about}"] if about else [])
 
 
 class Guide:
@@ -102,11 +108,15 @@ class Guide:
 
     # ------------------------------------------------------------------ listing
     def tools_listing(self) -> list[str]:
+        """Each tool's signature and what it does; how the domain identifies a customer."""
         lines = [f"{self.domain.name}: /call acts as the agent"]
-        lines += [f"  {signature(t)}" for t in self.domain.tools]
+        lines += [line for t in self.domain.tools for line in _described(t)]
         if self.domain.user_tools:
             lines.append("/me acts as the customer on their phone")
-            lines += [f"  {signature(t)}" for t in self.domain.user_tools]
+            lines += [line for t in self.domain.user_tools for line in _described(t)]
+        gate = getattr(self.domain, "read_gate", None)
+        if gate is not None:
+            lines += ["", f"The customer is identified by {gate.identify}."]
         return lines
 
     def hint(self, line: str) -> str:
@@ -185,7 +195,11 @@ def seen_values(tool: str, argument: str, calls: Iterable[tuple[str, dict[str, A
     for path in ledger:
         head, _, rest = path.partition(".")
         if rest and stem and head.rstrip("s") == stem.rstrip("s"):
-            out.append(rest.split(".", 1)[0])
+            value = ledger.value(path)
+            if isinstance(value, str) and "." not in rest:
+                out.append(value)  # an alias (`users.current`) holds the id, its key is no id
+            else:
+                out.append(rest.split(".", 1)[0])
     for path in ledger:
         value = ledger.value(path)
         if isinstance(value, dict):

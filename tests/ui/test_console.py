@@ -34,8 +34,13 @@ def test_me_is_a_customer_action():
 
 @pytest.mark.parametrize(
     "line, fragment",
-    [("/say", "needs the words"), ("/call", "needs a tool name"), ("/call x y", "is not key=value"), ("/frobnicate", "Unknown command"), ('/call x a={"b"', "not valid JSON")],
+    [("/say", "needs the words"), ("/call", "needs a tool name"), ("/call x y", "is not key=value"), ("/frobnicate", "Unknown command"), ('/call x a={"b"', "not valid JSON"),
+     ("/call get_user_details user_id=", 'user_id= has no value; write user_id=VALUE'), ("/call x a=1 b= c=2", "b= has no value")],
 )
 def test_bad_lines_say_how_to_fix_them(line, fragment):
     with pytest.raises(ConsoleError, match=fragment):
         parse_line(line)
+
+
+def test_an_empty_string_is_still_typed_with_quotes():
+    assert parse_line('/call x a=""').arguments == {"a": ""}

@@ -60,6 +60,13 @@ def test_values_come_from_the_session_best_first(airline):
     assert done.line == "/call cancel_reservation reservation_id=AIXC49 "
 
 
+def test_the_identified_customer_is_offered_by_id_not_by_the_ledgers_alias(airline):
+    """`users.current` names whom the conversation serves; `current` is no user id."""
+    ledger, _ = absorb(EMPTY, [("users.mia_li_3668", {"user_id": "mia_li_3668"}), ("users.current", "mia_li_3668")], source_call="r", source_seq=1)
+    values = seen_values("get_user_details", "user_id", [], ledger)
+    assert values == ["mia_li_3668"]
+
+
 def test_a_misspelt_tool_is_refused_with_the_nearest_names(airline):
     g = Guide(airline)
     with pytest.raises(ConsoleError, match=r"'get_user_detail' is not a tool of the airline domain; did you mean get_user_details"):
@@ -81,6 +88,17 @@ def test_signatures_and_the_tools_listing(airline):
     assert listing[0] == "telecom: /call acts as the agent"
     assert "/me acts as the customer on their phone" in listing
     assert any(line.strip().startswith("toggle_roaming(") for line in listing)
+
+
+@pytest.mark.parametrize("name, identified_by", [("airline", "user id"), ("retail", "zip code"), ("telecom", "phone number"), ("telehealth", "date of birth")])
+def test_the_tools_listing_says_what_each_tool_does_and_how_the_customer_is_identified(name, identified_by):
+    domain = load_domain(name)
+    listing = Guide(domain).tools_listing()
+    for tool in domain.tools:
+        at = next(i for i, line in enumerate(listing) if line.strip().startswith(f"{tool.name}("))
+        about = listing[at + 1].strip()
+        assert about.endswith(".") and about.split()[0] in tool.description, tool.name
+    assert listing[-1].startswith("The customer is identified by ") and identified_by in listing[-1]
 
 
 def test_starters_are_real_people_of_the_database(airline):
