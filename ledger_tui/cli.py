@@ -377,7 +377,9 @@ async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
     t = fold(report.events).totals
     say(f"session   {out}")
     say(f"task      {d.name} {task.id} ({'refusal' if task.is_refusal else 'allowed'} task), gold agent, mode {mode}")
-    say(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}" + (f"  WITHHELD {t.withheld} (reads)" if t.withheld else ""))
+    say(f"calls     {plural(t.reads, 'read')}, {plural(t.writes, 'write')}; gate ALLOW {t.allow}  REVISE {t.revise}  BLOCK {t.block}" + (f"  held {t.held} (for the customer)" if t.held else "") + (f"  WITHHELD {t.withheld} (reads)" if t.withheld else ""))
+    for line in _call_lines(report.events):
+        say(line)
     say(f"db        {report.final_digest}")
     say(f"gold db   {report.gold_digest}")
     say(f"result    {'PASS' if report.passed else 'FAIL'}")
@@ -388,6 +390,32 @@ async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
         say(f"db dump   {dump_db}")
     if not report.passed:
         raise typer.Exit(1)
+
+
+def _call_lines(events: list[Any], width: int = 80) -> list[str]:
+    """One line per call the run made, in order: its step, the call (cut to fit, with "…") and
+    what came of it: `read`, the gate's verdict as a narrow row tags it (`REVISE · card`), `error`."""
+    from ledger_tui.engine.events import GateDecided, ToolCallProposed, ToolResult
+    from ledger_tui.explain import verdict_tag
+
+    lines: list[str] = []
+    decided: dict[str, str] = {}
+    for e in events:
+        if isinstance(e, GateDecided):
+            decided[e.decision.call.id] = verdict_tag(e.decision)
+    proposed: dict[str, ToolCallProposed] = {}
+    for e in events:
+        if isinstance(e, ToolCallProposed):
+            proposed[e.call.id] = e
+        elif isinstance(e, ToolResult) and e.call_id in proposed:
+            call = proposed.pop(e.call_id)
+            outcome = decided.get(e.call_id) or ("error" if e.error else "read" if e.executed else "not run")
+            head = f"  step {call.seq:>3}  "
+            room = width - len(head) - max(len(outcome), 13) - 2
+            text = shown(call.call.signature())
+            text = text if len(text) <= room else text[: room - 1] + "…"
+            lines.append(f"{head}{text:<{room}}  {outcome}")
+    return lines
 
 
 @app.command()

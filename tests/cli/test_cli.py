@@ -78,6 +78,12 @@ def test_run_a_task_with_the_gold_agent(tmp_path: Path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "result    PASS" in out.stdout
     assert (tmp_path / "g.jsonl").exists()
+    # the calls it made, in order, each with what came of it, in 80 columns
+    calls = [line for line in out.stdout.splitlines() if line.startswith("  step ")]
+    assert calls and all(len(line) <= 80 for line in calls)
+    assert calls[0].split()[2].startswith("get_user_details(") and calls[0].endswith("  read")
+    written = [line for line in calls if task.gold_actions[-1].name in line]
+    assert written[-1].endswith("  ALLOW") and any(line.endswith("REVISE · card") for line in written)
 
 
 def test_why_explains_a_block_with_evidence_and_clause():
