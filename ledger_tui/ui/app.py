@@ -7,11 +7,13 @@ so what the tests drive is what users run.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any, Mapping
 
 import rich
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -39,6 +41,20 @@ class NoModel:
         raise ModelError("No model is connected; act as the agent with /call NAME key=value.")
 
 
+SCREENSHOTS_ENV = "LEDGER_TUI_SCREENSHOTS"
+
+
+def screenshot_folder(path: str | None) -> Path:
+    """Where a screenshot goes: the folder asked for, $LEDGER_TUI_SCREENSHOTS, or Downloads."""
+    if path:
+        return Path(path).expanduser()
+    if os.environ.get(SCREENSHOTS_ENV):
+        return Path(os.environ[SCREENSHOTS_ENV]).expanduser()
+    from platformdirs import user_downloads_path  # where Textual saves by default (a Textual dependency)
+
+    return user_downloads_path()
+
+
 class LedgerWorkbench(App[None]):
     """Hosts one play or replay screen; everything else lives in screens and widgets."""
 
@@ -63,6 +79,32 @@ class LedgerWorkbench(App[None]):
         seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         self._shown_until[(message, title)] = now + seconds
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        """Save an SVG of the screen in `path`, else $LEDGER_TUI_SCREENSHOTS, else the Downloads
+        folder, made when missing (Textual only said "Failed to save screenshot" then); a folder
+        that cannot be made or written is named in one sentence with the fix."""
+        folder = screenshot_folder(path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._screenshot_failed(folder, exc)
+            return None
+        self._screenshot_folder = folder
+        return super().deliver_screenshot(filename, str(folder), time_format)
+
+    @on(events.DeliveryFailed)
+    def _screenshot_not_saved(self, event: events.DeliveryFailed) -> None:
+        if event.name == "screenshot":
+            event.prevent_default()  # instead of Textual's sentence, which names no folder
+            self._screenshot_failed(getattr(self, "_screenshot_folder", screenshot_folder(None)), event.exception)
+
+    def _screenshot_failed(self, folder: Path, exc: BaseException) -> None:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        self.notify(
+            shown(f"Cannot save the screenshot in {folder} ({why}); set {SCREENSHOTS_ENV} to a folder you can write."),
+            title="Screenshot", severity="error", timeout=10, markup=False,
+        )
 
     def _fatal_error(self) -> None:
         """An unhandled error ends the app with its traceback, as Textual's does, but without the
