@@ -204,6 +204,14 @@ class _Event(OmitsUnset):
     seq: int = -1  # position in the trajectory, set by the session when emitted
 
 
+class ForkedFrom(Frozen):
+    """A fork's parent: the trajectory it continues and the step it branched at (the parent's
+    customer message it replaced; the fork's own events begin there)."""
+
+    file: str
+    step: int
+
+
 class SessionStarted(_Event):
     type: Literal["session_started"] = "session_started"
     schema_version: int = SCHEMA_VERSION
@@ -220,8 +228,10 @@ class SessionStarted(_Event):
     # how the customer's consent is observed in a gated mode: "card" (asked by the system, see
     # cards.py) or "text" (read from the conversation); unset: text (ungated modes, older files)
     consent: ConsentMode | None = None
+    # a fork of a recorded run (fork.py): its parent and the step it branched at; unset otherwise
+    forked_from: ForkedFrom | None = None
 
-    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent",)
+    _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "forked_from")
 
 
 class UserMessage(_Event):

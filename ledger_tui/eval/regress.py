@@ -14,7 +14,8 @@ from pathlib import Path
 from ledger_tui.engine.disclosure import is_read_decision
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.events import AssistantMessage, Event, GateDecided, GateDecision, Notice, ToolCallProposed, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, GateDecision
+from ledger_tui.engine.fork import redrive
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.irma import ReplayHelper
 from ledger_tui.engine.models import ReplayModel
@@ -71,23 +72,7 @@ async def regress(
         consent=(start.consent if start is not None else None) or "text",
     )
     await drain(session.start())
-    diverged = None
-    for i, event in enumerate(events):
-        if isinstance(event, UserMessage):
-            stream = session.user_says(event.text, respond=_model_answered(events, i))
-        elif isinstance(event, ToolCallProposed) and event.call.requestor == "user":
-            stream = session.customer_action(event.call.name, event.call.arguments)
-        elif isinstance(event, ToolCallProposed) and event.call.requestor == "operator":
-            stream = session.operator_call(event.call.name, event.call.arguments)
-        elif isinstance(event, AssistantMessage) and event.author == "operator" and not event.tool_calls:
-            stream = session.agent_says(event.text)
-        elif isinstance(event, AssistantMessage) and event.author == "fixed":
-            stream = session.greet(event.text)
-        else:
-            continue
-        async for e in stream:
-            if isinstance(e, Notice) and e.level == "error" and diverged is None:
-                diverged = f"at recorded step {event.seq}: {e.text}"
+    diverged = await redrive(session, events)
     await drain(session.end("regression replay"))
     before_all = [e.decision for e in events if isinstance(e, GateDecided)]
     after_all = [e.decision for e in session.events if isinstance(e, GateDecided)]
@@ -131,16 +116,6 @@ def _read_changes(report: RegressReport, before: list[GateDecision], after: list
     for signature, d in then.items():
         if signature not in now and d.shown_verdict() == "WITHHELD":
             report.changes.append(Change(0, signature, "WITHHELD", "shown", "Today's read gate shows this result."))
-
-
-def _model_answered(events: list[Event], index: int) -> bool:
-    """Did a model turn follow this customer message in the recording (not just operator calls)?"""
-    for event in events[index + 1 :]:
-        if isinstance(event, UserMessage):
-            return False
-        if isinstance(event, AssistantMessage) and event.author == "model":
-            return True
-    return False
 
 
 def regress_lines(path: Path, report: RegressReport) -> list[str]:
