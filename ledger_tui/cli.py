@@ -472,13 +472,17 @@ def why(
 
 @app.command()
 def play(
-    domain: str = typer.Option(..., "--domain", "-d", help="The domain to play the customer against."),
+    domain: Optional[str] = typer.Option(None, "--domain", "-d", help="The domain to play the customer against (with --from: the recording's)."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name (default: $OPENAI_MODEL, else gpt-4o-mini)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="API key (default: $OPENAI_API_KEY)."),
-    mode: str = typer.Option("full", "--mode", help="baseline | ledger | gate | full | irma."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="baseline | ledger | gate | full | irma (default: full; with --from: the recording's)."),
     helper_model: Optional[str] = typer.Option(None, "--helper-model", help=HELPER_MODEL_HELP),
     db: Optional[Path] = typer.Option(None, "--db", help="A database file to use instead of the domain's."),
+    from_: Optional[Path] = typer.Option(
+        None, "--from", help="Fork a recorded run: take over as the customer from the turn of --step (a trajectory, or a shipped session's name).",
+    ),
+    step: Optional[int] = typer.Option(None, "--step", "-n", help="With --from: the step whose turn you answer again (default: the last customer message)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where to record the session (default: a new file in the runs folder: sessions/runs/ of a checkout, else the user's data folder)."),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP, metavar=""),
     no_model: bool = typer.Option(False, "--no-model", help="Play without a model: act as the agent with /call and /say.", metavar=""),
@@ -491,13 +495,33 @@ def play(
     ledger_at: LedgerAt = "customer",
     consent: Consent = None,
 ) -> None:
-    """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate."""
+    """Open the workbench and play the customer; /call NAME k=v acts as the agent through the gate.
+    With --from, fork a recorded run and answer its turn at --step otherwise."""
     import os
 
     from ledger_tui.domains import load_domain
     from ledger_tui.engine.models import OpenAIModel, RetryingModel
     from ledger_tui.eval.outputs import check_new
 
+    recorded = None
+    if from_ is not None:
+        from ledger_tui.engine.store import read_trajectory
+
+        from_ = resolve_session(from_)
+        recorded = read_trajectory(from_)
+        if recorded.started is None:
+            raise LedgerTuiError(f"Cannot fork {from_.name}: it does not begin with session_started; fork a trajectory this project recorded.")
+        for flag, given, theirs in (("--domain", domain, recorded.started.domain), ("--mode", mode, recorded.started.mode)):
+            if given is not None and given != theirs:
+                raise LedgerTuiError(f"{from_.name} is a {theirs} run, so a fork of it is too; leave {flag} out.")
+        if consent is not None:
+            raise LedgerTuiError(f"A fork observes consent as {from_.name} did; leave --consent out.")
+        domain, mode = recorded.started.domain, recorded.started.mode
+    elif step is not None:
+        raise LedgerTuiError("--step picks the turn of a recorded run to take over; pass the run with --from FILE.")
+    if domain is None:
+        raise LedgerTuiError("Play needs a domain; pass --domain (see `ledger-tui domains`), or --from a recorded run.")
+    mode = mode or "full"
     _check_mode(mode)
     check_new(out, force, "--out")
     options = _client_options(timeout, retries, max_tokens, temperature, extra_body)
@@ -519,16 +543,39 @@ def play(
         if problem:
             say(problem, err=True)
             raise typer.Exit(1)
-    out = out or _default_out(d.name, "play")
+    out = out or _default_out(d.name, "fork" if recorded else "play")
     from ledger_tui.ui.launch import play as launch_play
 
-    status = launch_play(d, agent_model, mode, db, out, session_options)
+    if recorded is not None:
+        status = _play_fork(d, recorded, from_, step, agent_model, session_options.get("helper"), db, out)  # type: ignore[arg-type]
+    else:
+        status = launch_play(d, agent_model, mode, db, out, session_options)
     say(f"session   {out}")
     from ledger_tui.engine.store import WRITE_FAILURES
 
     if str(out) in WRITE_FAILURES:  # the recording stopped on a full disk; the workbench went on
         raise WRITE_FAILURES[str(out)]
     _tui_status(status)
+
+
+def _play_fork(d, recorded, path: Path, step: int | None, model, helper, db: Path | None, out: Path) -> int:
+    """Rebuild the recorded run up to the turn of `step` and open play on it; the file reserved
+    for it is removed when it cannot be forked."""
+    from ledger_tui.engine.events import UserMessage
+    from ledger_tui.engine.fork import fork
+    from ledger_tui.ui.app import NoModel
+    from ledger_tui.ui.launch import play_session
+
+    said = [e.seq for e in recorded.events if isinstance(e, UserMessage)]
+    at = step if step is not None else (said[-1] if said else len(recorded.events))
+    try:
+        forked = asyncio.run(fork(d, recorded.events, at, model=model or NoModel(), helper=helper, parent=path, out=out, db_path=db))
+    except LedgerTuiError:
+        if out.exists() and out.stat().st_size == 0:
+            out.unlink()
+        raise
+    say(f"forked    {path} at step {forked.step}: {forked.kept - 1} events kept, you answer as the customer from here")
+    return play_session(forked.session)
 
 
 @app.command()
@@ -864,6 +911,29 @@ def regress(
     say(f"{plural(changed, 'verdict')} changed in {plural(len(trajectories), 'trajectory file')}")
     if changed:
         raise typer.Exit(1)
+
+
+@app.command()
+def diff(
+    first: Path = typer.Argument(..., metavar="A", help="A trajectory file (.jsonl), or a shipped session's name."),
+    second: Path = typer.Argument(..., metavar="B", help="The run to compare it with (the same domain; usually the same task)."),
+    tui: bool = typer.Option(False, "--tui", help="Open both runs side by side in the workbench instead of printing.", metavar=""),
+) -> None:
+    """Compare two runs: the first turn whose calls, verdicts or ledger changes differ, then every turn side by side.
+
+    Wording is shown, never counted. The exit status is 0 whether or not the runs differ."""
+    from ledger_tui.eval.diff import diff_files, diff_lines
+
+    found = diff_files(resolve_session(first), resolve_session(second))
+    for w in found.warnings:
+        say(f"warning: {w}", err=True)
+    if tui:
+        from ledger_tui.ui.launch import diff as launch_diff
+
+        _tui_status(launch_diff(found))
+        return
+    for line in diff_lines(found):
+        say(line)
 
 
 @app.command()

@@ -27,6 +27,7 @@ from ledger_tui.engine.events import (
     AssistantMessage,
     Event,
     ForkedFrom,
+    GateDecided,
     HelperCall,
     Notice,
     SessionStarted,
@@ -211,8 +212,8 @@ def _first_difference(recorded: list[Event], rebuilt: list[Event]) -> str | None
             continue
         if isinstance(a, ToolResult) and isinstance(b, ToolResult) and a.call_id == b.call_id and a.content != b.content:
             return f"the call of recorded step {a.seq} returns other content than recorded (the database or the tool changed)"
-        if a.type == b.type == "gate_decided":
-            return f"the gate decides the call of recorded step {a.seq} otherwise ({a.decision.verdict.value} then, {b.decision.verdict.value} now)"  # type: ignore[attr-defined]
+        if isinstance(a, GateDecided) and isinstance(b, GateDecided):
+            return f"the gate decides the call of recorded step {a.seq} otherwise ({a.decision.shown_verdict()} then, {b.decision.shown_verdict()} now)"
         return f"recorded step {a.seq} ({a.type}) comes out as {b.type}, not as recorded"
     if len(then) != len(now):
         longer, which = (then, "the recording") if len(then) > len(now) else (now, "the rebuilt run")

@@ -1,13 +1,19 @@
-"""Entry points the CLI calls: `play`, `replay` and `browse`. They build the app with `make_app`,
-run it and return its exit status: non-zero when the app failed to start or stopped on an error,
-so a workbench that never opened is not a success."""
+"""Entry points the CLI calls: `play`, `replay`, `browse` and `diff`. They build the app with
+`make_app` (`diff`: the workbench around its screen), run it and return its exit status: non-zero
+when the app failed to start or stopped on an error, so a workbench that never opened is not a
+success."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.models import Model
+
+if TYPE_CHECKING:
+    from ledger_tui.eval.diff import RunDiff
+from ledger_tui.engine.session import Session
 
 
 def _run(app) -> int:
@@ -25,6 +31,13 @@ def play(
     return _run(make_app(domain=domain, model=model, mode=mode, db_path=db_path, out=out, session_options=session_options))
 
 
+def play_session(session: Session) -> int:
+    """Live play on a session already under way (a fork of a recorded run, see fork.py)."""
+    from ledger_tui.ui.app import make_app
+
+    return _run(make_app(session=session))
+
+
 def replay(path: Path, step: int | None) -> int:
     """Step through the trajectory at `path`, opening at `step` (default: the end)."""
     from ledger_tui.ui.app import make_app
@@ -37,3 +50,11 @@ def browse(folder: Path) -> int:
     from ledger_tui.ui.app import make_app
 
     return _run(make_app(folder=Path(folder)))
+
+
+def diff(found: RunDiff) -> int:
+    """Two runs side by side, opened at the turn where they diverge."""
+    from ledger_tui.ui.app import LedgerWorkbench
+    from ledger_tui.ui.screens.diff import DiffScreen
+
+    return _run(LedgerWorkbench(DiffScreen(found)))

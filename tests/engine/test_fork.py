@@ -107,3 +107,15 @@ def test_the_fork_point_is_the_customer_message_that_opened_the_turn():
     assert fork_point(events, 0) == 1  # before anyone spoke: their first message
     assert fork_point(events, 20) == 1 and fork_point(events, 21) == 21 and fork_point(events, 29) == 21
     assert fork_point(events, 10_000) == 30
+
+
+async def test_a_recording_todays_gate_judges_otherwise_is_not_forked_past_that_point():
+    """Recorded before the read gate: today a read in it is withheld, so a fork after that read
+    would not continue it; before it, it forks."""
+    old = ROOT / "tests" / "data" / "before_read_gate" / "airline-acting-for-someone-else.jsonl"
+    events = read_trajectory(old).events
+    said = [e.seq for e in events if isinstance(e, UserMessage)]
+    forked = await fork(domain("airline"), events, said[0], model=ScriptedModel([]), parent=old, timestamps=False)
+    assert forked.kept == said[0]
+    with pytest.raises(ForkError, match=r"^Cannot fork airline-acting-for-someone-else.jsonl at step \d+: run again today, recorded step \d+ \(\w+\) comes out as gate_decision, not as recorded"):
+        await fork(domain("airline"), events, said[-1], model=ScriptedModel([]), parent=old, timestamps=False)

@@ -31,6 +31,7 @@ from ledger_tui.engine.events import (
     LedgerUpdated,
     Notice,
     SessionEnded,
+    SessionStarted,
     ToolCallProposed,
     ToolResult,
     UserMessage,
@@ -99,6 +100,9 @@ class PlayScreen(WorkbenchScreen):
         self.people = starters(session.domain, session.env.db)
         ids = [p.split(" ", 1)[0] for p in self.people]
         self.welcome = f"Customers to play: {', '.join(ids)}" if ids else ""  # /tools says who they are
+        forked = session.events[0].forked_from if session.events and isinstance(session.events[0], SessionStarted) else None
+        if forked is not None:
+            self.welcome = f"Forked from {Path(forked.file).name or 'a recording'} at step {forked.step}: answer as the customer from here."
 
     def compose_bottom(self) -> ComposeResult:
         hint = "type as the customer" if self.has_model else "no model: /say, /call act as the agent"
@@ -116,7 +120,11 @@ class PlayScreen(WorkbenchScreen):
     @work(exclusive=True, group="bridge")
     async def _bridge(self) -> None:
         """The one worker that talks to the engine. Runs until the screen goes away."""
-        await self._pump(self.session.start(), "starting")
+        if self.session.events:  # a fork (fork.py): the run it continues is recorded already
+            for event in list(self.session.events):
+                self.post_message(EventRecorded(event))
+        else:
+            await self._pump(self.session.start(), "starting")
         while True:
             if self._queue.empty():
                 self._idle.set()
