@@ -13,6 +13,9 @@ are kept as decisions come and go, so a step costs the same at the 5,000th decis
 A drawn cell is kept by what it says (its verdict's colour and text) and where it is; the table
 itself forgets every cell whenever a row comes or goes. A step that lists one more decision draws
 that row, not every row, and a jump draws mostly step numbers: verdicts, tools and reasons recur.
+
+The reason takes the width the other columns leave, ending in "…" where it is cut (the line under
+the log says it whole); maximized, the log wraps each reason onto as many lines as it needs.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.content import Content
 from textual.widgets import DataTable
+from textual.widgets.data_table import Column, ColumnKey
 
 from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
 from ledger_tui.engine.outside import shown
@@ -36,6 +40,15 @@ LIST_MIN = 25  # fewer rows listed (and earlier ones exist): list LIST_FILL agai
 LIST_FILL = 50
 LIST_MAX = 100  # more rows listed: keep the latest LIST_FILL
 REBUILD = 20  # removing more rows than this at once: rebuild instead (removing a row is O(rows))
+REASON_MIN = 12  # the reason column's width when the others leave less
+
+
+class FillColumn(Column):
+    """A column as wide as the table's other columns leave, so its text ends at the pane's edge."""
+
+    def get_render_width(self, data_table: DataTable[object]) -> int:
+        others = sum(c.get_render_width(data_table) for c in data_table.columns.values() if c is not self)
+        return max(REASON_MIN + 2 * data_table.cell_padding, data_table.scrollable_content_region.width - others)
 
 
 class GateLog(DataTable[Text]):
@@ -67,12 +80,16 @@ class GateLog(DataTable[Text]):
         self._drawn_title = ""
         self._cells: LRUCache[tuple[object, ...], list[list[Segment]]] = LRUCache(16 * LIST_MAX)
         self._looks: dict[int, tuple[tuple[str, str], ...]] = {}  # each listed row's cells: (class, text)
+        self._wrapping = False  # maximized: each reason on as many lines as it needs
+        self._wrapped_width = 0
 
     def on_mount(self) -> None:
         self.add_column("step", key="step")  # as wide as the longest step listed (100,000 and up: 6)
         self.add_column("verdict", key="verdict")  # as wide as its widest label ("REVISE · read")
         self.add_column("tool", key="call")
-        self.add_column("failed checks and reason", key="reason")
+        self.add_column(Text("failed checks and reason", overflow="ellipsis", no_wrap=True), key="reason")
+        column = self.columns[ColumnKey("reason")]
+        self.columns[column.key] = FillColumn(column.key, column.label, column.width, column.content_width, column.auto_width)
 
     # ------------------------------------------------------------------ intent methods
     @property
@@ -240,8 +257,9 @@ class GateLog(DataTable[Text]):
             Text(cells[0], style=style),
             Text(cells[1], style=style + Style(bold=True), no_wrap=True),
             Text(cells[2], style=style, overflow="ellipsis", no_wrap=True),
-            Text(cells[3], style=style, overflow="ellipsis", no_wrap=True),
+            Text(cells[3], style=style, overflow="ellipsis", no_wrap=not self._wrapping),
             key=str(decided.seq),
+            height=None if self._wrapping else 1,
         )
 
     def _render_cell(
@@ -250,7 +268,7 @@ class GateLog(DataTable[Text]):
         """A listed decision's cell as the table draws it, kept by what the table draws it from:
         what it says, its row and column (a click finds the row by them), width, style, cursor and
         hover, and the table's focus and cursor settings."""
-        if not 0 <= row_index < len(self._listed) or column_index < 0:  # the header
+        if not 0 <= row_index < len(self._listed) or column_index < 0 or self._wrapping:  # the header; rows as tall as they need
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
             self._looks[self._listed[row_index].seq][column_index],
@@ -275,9 +293,24 @@ class GateLog(DataTable[Text]):
 
     def on_resize(self) -> None:
         self._update_title()
+        wrapping = self.is_maximized
+        if wrapping != self._wrapping or (wrapping and self.size.width != self._wrapped_width):
+            self._wrap(wrapping)
+            return
         if self.row_count and self.cursor_row == self.row_count - 1:
             # shorter (the reason under the log grew to more lines): the latest stays in view
             self.move_cursor(row=self.cursor_row)
+
+    def _wrap(self, wrapping: bool) -> None:
+        """List the rows again, wrapped (maximized) or one line each, the same row under the cursor."""
+        self._wrapping, self._wrapped_width = wrapping, self.size.width if wrapping else 0
+        self._cells.clear()
+        chosen = self.selected()
+        self._relist()
+        if self.row_count:
+            row = next((i for i, d in enumerate(self._listed) if d is chosen), self.row_count - 1)
+            self._settle()
+            self.move_cursor(row=row)
 
     def without_gate(self, mode: str) -> None:
         """The session's mode has no gate: the empty log says so instead of looking idle."""

@@ -6,10 +6,17 @@ again is marked `[new]`, `[changed]`, `[re-read]`; what moved earlier since the 
 spoke is marked quietly, `(new)`, `(changed)`, `(re-read)`; stale entries stay `[STALE]` until
 they are read again. Colours come
 from component classes styled in app.tcss, resolved at render time so themes apply.
+
+A record opens onto its fields, and a field holding an object or a list opens onto its own; every
+label shows as much of its value as the pane's width leaves and ends in "…" only where it is cut.
+Previews and fields list first what the policies' checks decide on (`CHECKED_FIRST`: a status, a
+cabin, insurance), then the other plain values, then the nested ones: an order's `status` before its
+`address`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Collection, Mapping
 
@@ -39,6 +46,7 @@ class Shown:
     mark: Change | None = None
     earlier: bool = False  # the mark is from earlier in this turn, not from the latest step
     withheld: bool = False  # read, but kept from the model by the read gate (another customer's)
+    preview: str = ""  # the value as its label shows it, checked fields first
 
 
 def split_path(path: str) -> tuple[str, str]:
@@ -47,8 +55,49 @@ def split_path(path: str) -> tuple[str, str]:
     return (head, rest) if dot else ("·", path)
 
 
-def _short(text: str, limit: int = 48) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+# the fields the shipped domains' checks decide on (the gate's evidence names them), in the order a
+# preview shows them; any other field follows, plain values before objects and lists
+CHECKED_FIRST = (
+    "status", "cabin", "insurance", "membership", "flight_type", "created_at", "total_due", "roaming_enabled",
+    "contract_end_date", "start", "duration_minutes", "specialty",
+)
+_RANK = {name: i for i, name in enumerate(CHECKED_FIRST)}
+PREVIEW_MOST = 1000  # characters of a preview kept: wider than any pane; the rest ends in "…"
+
+
+def fields_of(value: Any) -> list[tuple[str, Any]]:
+    """A value's fields in display order: `[i]` for a list's items, checked fields first for an object."""
+    if isinstance(value, list):
+        return [(f"[{i}]", v) for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return []
+    return sorted(
+        ((str(k), v) for k, v in value.items()),
+        key=lambda kv: (kv[0] not in _RANK, _RANK.get(kv[0], 0), isinstance(kv[1], (dict, list)), kv[0]),
+    )
+
+
+def preview(value: Any) -> str:
+    """Compact JSON, an object's fields in display order, at most `PREVIEW_MOST` characters."""
+    if not isinstance(value, dict) or not value:
+        text = compact(value)
+        return text if len(text) <= PREVIEW_MOST else text[: PREVIEW_MOST - 1] + "…"
+    parts, size = [], 1
+    for key, v in fields_of(value):
+        part = f"{json.dumps(key, ensure_ascii=False)}:{compact(v)}"
+        parts.append(part)
+        size += len(part) + 1
+        if size > PREVIEW_MOST:
+            return ("{" + ",".join(parts))[: PREVIEW_MOST - 1] + "…"
+    return "{" + ",".join(parts) + "}"
+
+
+def _field_path(parent: Shown | None, key: str) -> str:
+    """`users.u1:address` for a record's field; `users.u1:address.city`, `orders.o1:items[0]` below it."""
+    path = parent.path if parent else ""
+    if parent is None or parent.kind == "entry":
+        return f"{path}:{key}"
+    return f"{path}{key}" if key.startswith("[") else f"{path}.{key}"
 
 
 BADGE = {"added": "new", "changed": "changed", "refreshed": "re-read", "stale": "STALE"}
@@ -170,33 +219,34 @@ class LedgerTree(Tree[Shown]):
         data.value, data.text, data.origin, data.stale, data.mark, data.earlier = value, text, origin, stale, mark, earlier
         data.withheld = withheld
         if changed_value:
+            data.preview = preview(value)
             self._set_fields(node, value)
         self._relabel(node)
 
     def _set_fields(self, node: TreeNode[Shown], value: Any) -> None:
-        """Field children of a record; relabelled in place when the field names are unchanged."""
-        items: list[tuple[str, Any]]
-        if isinstance(value, dict):
-            items = [(str(k), v) for k, v in value.items()]
-        elif isinstance(value, list):
-            items = [(f"[{i}]", v) for i, v in enumerate(value)]
-        else:
-            items = []
+        """Field children of a record or of a field holding an object or a list, to any depth;
+        relabelled in place where the field names are unchanged (what is open stays open)."""
+        items = fields_of(value)
         node.allow_expand = bool(items)
-        path = node.data.path if node.data else ""
+        paths = [_field_path(node.data, key) for key, _ in items]
         children = list(node.children)
-        if [c.data.path for c in children if c.data] == [f"{path}:{k}" for k, _ in items]:
+        if [c.data.path for c in children if c.data] == paths:
             for child, (key, v) in zip(children, items):
                 if child.data is not None and child.data.value != v:
                     child.data.value = v
                     child.set_label(self._field_label(key, v))
+                    self._set_fields(child, v)
             return
         node.remove_children()
-        for key, v in items:
-            node.add_leaf(self._field_label(key, v), Shown("field", f"{path}:{key}", value=v))
+        for (key, v), child_path in zip(items, paths):
+            shown_as = Shown("field", child_path, value=v)
+            if fields_of(v):
+                self._set_fields(node.add(self._field_label(key, v), shown_as), v)
+            else:
+                node.add_leaf(self._field_label(key, v), shown_as)
 
     def _field_label(self, key: str, value: Any) -> Text:
-        return Text(shown(f"{key}: {_short(compact(value), 60)}"))
+        return Text(shown(f"{key}: {preview(value)}"))
 
     def _remove(self, path: str) -> None:
         node = self._entries.pop(path, None)
@@ -229,7 +279,7 @@ class LedgerTree(Tree[Shown]):
         if data.withheld:  # in the ledger for the gate's checks, not in the model's prompt
             label.append(" (withheld)")
         label.append("  ")
-        label.append(shown(_short(data.text)))
+        label.append(shown(data.preview))
         node.set_label(label)
 
     # ------------------------------------------------------------------ rendering
@@ -255,9 +305,24 @@ class LedgerTree(Tree[Shown]):
             component = "ledger-tree--value"
         if component:
             text.stylize(self.get_component_rich_style(component, partial=True))
+        room = self._room(node)
+        if text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
         return text
 
     def get_label_width(self, node: TreeNode[Shown]) -> int:
         """Width from the plain label: styling never changes it, and rendering every label to
-        measure it made each rebuild of a 1,000-path tree cost a frame."""
-        return node._label.cell_len + (2 if node._allow_expand else 0)
+        measure it made each rebuild of a 1,000-path tree cost a frame. At most the room it is
+        drawn in: the tree is never wider than its pane (nothing to scroll sideways to)."""
+        return min(node._label.cell_len + (2 if node._allow_expand else 0), self._room(node))
+
+    def _room(self, node: TreeNode[Shown]) -> int:
+        """The cells a node's label has: the pane's width less its indent."""
+        depth = 0
+        while node.parent is not None:
+            depth, node = depth + 1, node.parent
+        return max(4, self.scrollable_content_region.width - max(0, depth - 1) * self.guide_depth)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The scrollbar takes a column from the labels (or gives it back): cut them again."""
+        self._invalidate()
