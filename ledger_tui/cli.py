@@ -215,6 +215,24 @@ def domains() -> None:
 
 
 @app.command()
+def schema(
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write it to this file instead of printing it."),
+) -> None:
+    """Print the trajectory format as a JSON Schema (one line of a .jsonl file: one event)."""
+    from ledger_tui.engine.schema import schema_text
+
+    text = schema_text()
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise LedgerTuiError(f"Cannot write {out} ({exc.strerror or exc}); pass --out a file you can write.") from None
+    say(f"schema    {out}")
+
+
+@app.command()
 def examples() -> None:
     """List the shipped sessions (for replay, why, regress) and scripts (for run --script), by name."""
     from ledger_tui import examples as shipped
