@@ -128,6 +128,16 @@ class FunctionModel:
         return result  # type: ignore[return-value]
 
 
+class NoModel:
+    """Stands in for a model in `--no-model` play (and a fork opened from replay): the operator
+    acts as the agent with /call."""
+
+    name = "no model"
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
+        raise ModelError("No model is connected; act as the agent with /call NAME key=value.")
+
+
 class ReplayModel:
     """Re-emits the assistant turns of a recorded trajectory, in order."""
 

@@ -19,9 +19,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.errors import LedgerTuiError, ModelError
+from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
-from ledger_tui.engine.models import Model, ModelTurn
+from ledger_tui.engine.models import Model, NoModel
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.store import read_trajectory
@@ -30,15 +30,6 @@ from ledger_tui.ui.run_index import load_runs
 from ledger_tui.ui.screens.browse import BrowseScreen
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.replay import ReplayScreen
-
-
-class NoModel:
-    """Stands in for a model in `--no-model` play: the operator acts as the agent with /call."""
-
-    name = "no model"
-
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelTurn:
-        raise ModelError("No model is connected; act as the agent with /call NAME key=value.")
 
 
 SCREENSHOTS_ENV = "LEDGER_TUI_SCREENSHOTS"
@@ -136,11 +127,13 @@ class LedgerWorkbench(App[None]):
         return screen
 
     async def action_quit(self) -> None:
-        """Record the end of a live session before leaving (nothing recorded is lost either way)."""
-        first = self._first
-        if isinstance(first, PlayScreen):
-            session = first.session
-            if session.state.ended is None and first._queue.empty():
+        """Record the end of every live session before leaving (the first screen's, and forks
+        opened from a replay); nothing recorded is lost either way."""
+        for screen in dict.fromkeys([self._first, *self.screen_stack]):
+            if not isinstance(screen, PlayScreen):
+                continue
+            session = screen.session
+            if session.state.ended is None and screen._queue.empty():
                 try:
                     await drain(session.end("operator quit"))
                 except LedgerTuiError:

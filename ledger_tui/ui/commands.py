@@ -77,6 +77,8 @@ class WorkbenchCommands(Provider):
                 out.append((f"Sort runs by {key}", partial(screen.sort_runs, key), SORT_HELP[key]))
         if hasattr(screen, "export_ledger"):
             out.append(("Export ledger at the cursor as JSON", screen.export_ledger, "write the ledger as of this step to a .json file"))
+        if hasattr(screen, "fork_here"):
+            out.append(("Fork a live session from here", screen.fork_here, "answer this turn as the customer in a new session that continues the run"))
         if hasattr(screen, "jump_to"):
             out.append(("Jump to step…", partial(self.app.notify, "Type the step number in the palette, e.g. 'step 12'."), "type 'step N' here"))
         for path in session_files():

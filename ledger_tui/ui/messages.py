@@ -12,6 +12,7 @@ from textual.message import Message
 
 from ledger_tui.engine.events import Event, GateDecided
 from ledger_tui.ui.run_index import RunRow
+from ledger_tui.ui.search import Hit
 
 
 @dataclass
@@ -66,3 +67,26 @@ class DecisionHighlighted(Message):
     """The gate log's cursor is on this decision now (None: the log shows no row)."""
 
     decided: GateDecided | None
+
+
+@dataclass
+class HitsFound(Message):
+    """The search bar's query matched these steps (none: nothing matches, or the search closed)."""
+
+    steps: list[int]
+
+    def can_replace(self, message: Message) -> bool:  # type: ignore[override]
+        """Only the latest query's hits matter while typing."""
+        return isinstance(message, HitsFound)
+
+
+@dataclass
+class HitChosen(Message):
+    """The operator moved to a search hit (Enter / Shift+Enter in the search bar)."""
+
+    hit: Hit
+
+
+@dataclass
+class SearchClosed(Message):
+    """The search bar closed (Escape): its marks and highlight go."""

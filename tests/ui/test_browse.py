@@ -230,3 +230,28 @@ import pytest  # noqa: E402
 def test_run_list_at_both_sizes(snap_compare, imported, size):
     """The run list and its footer whole at 80×24 and at 200×50."""
     assert snap_compare(make_app(folder=imported), terminal_size=size)
+
+
+async def test_a_replay_opened_from_the_list_shows_the_runs_reward_and_failure_class(evaluated):
+    """The list knew the run failed and why; the replay it opens says so on its top line too."""
+
+    def top_line(app) -> str:
+        return "".join(segment.text for segment in app.screen._compositor.render_strips()[0])
+
+    app = make_app(folder=evaluated)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        for (task, mode), said in (
+            (("airline_15_refuse_cancel_uninsured_economy", "baseline"), "reward 0.0 · extra write"),
+            (("airline_15_refuse_cancel_uninsured_economy", "full"), "reward 1.0 · passed"),
+        ):
+            browse.table.move_cursor(row=tasks_shown(browse).index((task, mode)))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, ReplayScreen)
+            line = top_line(app)
+            assert said in line and mode in line, line
+            assert "esc Back" in "".join(segment.text for segment in app.screen._compositor.render_strips()[-1])
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is browse

@@ -181,7 +181,7 @@ async def test_what_if_at_80x24_shows_the_new_verdict_and_the_checks_that_flippe
         await pilot.press("ctrl+r")  # reset: the recorded decision again
         await pilot.pause()
         assert why.edits == {} and why.outcome is None
-        assert box.value == "2"
+        assert target.value == 0 and box.value == "L2"  # the picker back at its first field, as recorded
 
 
 async def test_evidence_values_are_shown_in_full(toy):

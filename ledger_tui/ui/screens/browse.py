@@ -72,8 +72,11 @@ class BrowseScreen(Screen[None]):
         self._refresh()
 
     def open_run(self, row: RunRow) -> None:
-        """Replay `row` on top of the list (a damaged file is a notification; the list stays)."""
-        self.app.open_replay(row.trajectory)  # type: ignore[attr-defined]
+        """Replay `row` on top of the list (a damaged file is a notification; the list stays),
+        with its reward and failure class on the replay's top line."""
+        replay = self.app.open_replay(row.trajectory)  # type: ignore[attr-defined]
+        if replay is not None:
+            replay.show_run(row)
 
     # ------------------------------------------------------------------ keys
     def action_toggle_failed(self) -> None:

@@ -63,7 +63,7 @@ class ConsoleInput(Input):
 class ToolsScreen(ModalScreen[None]):
     """/tools: the domain's tools, their kind and arguments."""
 
-    BINDINGS = [Binding("escape,q,f1", "app.pop_screen", "Close", id="tools.close")]
+    BINDINGS = [Binding("escape,q,f1", "app.pop_screen", "Back", id="tools.close")]
 
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
@@ -82,7 +82,10 @@ QUESTION_HINT = "The system asked the customer a question: type the number of on
 class PlayScreen(WorkbenchScreen):
     """The live workbench over one `Session`."""
 
-    BINDINGS = [Binding("escape", "focus_console", "Console", id="play.focus_console")]
+    BINDINGS = [
+        Binding("escape", "focus_console", "Console", id="play.focus_console"),
+        Binding("ctrl+f", "search", "Search", id="play.search", show=False, tooltip="chat, ledger, gate log (Enter: next hit)"),
+    ]
     console = True
 
     def __init__(self, session: Session, has_model: bool) -> None:
@@ -110,7 +113,7 @@ class PlayScreen(WorkbenchScreen):
         yield Static(Text(shown(self.welcome)), id="console-hint")
 
     def on_mount(self) -> None:
-        self.status.label = "play"
+        self.status.label = "fork" if self.welcome.startswith("Forked from") else "play"
         if not self.session.gates_writes:
             self.gate_log.without_gate(self.session.mode)
         self.query_one("#console", Input).focus()
@@ -230,6 +233,8 @@ class PlayScreen(WorkbenchScreen):
             self.notify(NO_MODEL_NOTICE, severity="warning")
 
     def action_focus_console(self) -> None:
+        if self.searching:  # Escape closes an open search too
+            self.search_bar.close()
         self.query_one("#console", Input).focus()
 
     def on_card_answered(self, message: CardAnswered) -> None:

@@ -13,10 +13,12 @@ from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import Sequence
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import var
 from textual.timer import Timer
+from textual.widgets import Static
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
@@ -24,6 +26,8 @@ from ledger_tui.engine.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import ungated
 from ledger_tui.ui.messages import StepChosen
+from ledger_tui.ui.run_index import SHORT_CLASS, RunRow
+from ledger_tui.ui.search import Hit
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
 from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
@@ -49,22 +53,21 @@ class ReplayScreen(WorkbenchScreen):
     """Cursor over a `Timeline`; `cursor` is the index of the last event applied."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close", id="replay.close", priority=True),
-        Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True, tooltip="step forward (← back)"),
-        Binding("left,h", "step(-1)", "Back", id="replay.back", priority=True, show=False),
-        Binding("n", "next_decision", "Next", id="replay.next_decision", tooltip="next gate decision (p: previous)"),
-        Binding("p", "previous_decision", "Prev gate", id="replay.previous_decision", show=False),
+        Binding("escape", "close", "Back", id="replay.close", priority=True, tooltip="to the run list or the screen it was opened from"),
+        Binding("right,l", "step(1)", "Step", id="replay.forward", priority=True, tooltip="one event forward (← back)"),
+        Binding("left,h", "step(-1)", "Step back", id="replay.back", priority=True, show=False, tooltip="one event back (→ forward)"),
+        Binding("n", "next_decision", "Next", id="replay.next_decision", tooltip="the next gate decision (p: previous)"),
+        Binding("p", "previous_decision", "Prev", id="replay.previous_decision", show=False, tooltip="the previous gate decision (n: next)"),
+        Binding("slash,ctrl+f", "search", "Search", id="replay.search", show=False, tooltip="chat, ledger, gate log (Enter: next hit)"),
         # one key, two labels: the footer says what space will do now (both share the id, so a
         # keymap moves them together)
         Binding("space", "play", "Play", id="replay.play"),
         Binding("space", "pause", "Pause", id="replay.play"),
         Binding("plus,equals_sign", "faster", "Faster", id="replay.faster", show=False),
         Binding("minus", "slower", "Slower", id="replay.slower", show=False),
+        Binding("f", "fork", "Fork", id="replay.fork", show=False, tooltip="a live session from the cursor's turn: you answer as the customer"),
         Binding("home", "jump_to(0)", "First", id="replay.first", show=False, priority=True),
         Binding("end", "last", "Last", id="replay.last", show=False, priority=True),
-        # the pane keys stay (see Help) but leave the footer to the replay keys at 80 columns
-        Binding("ctrl+g", "focus_pane('gate-log')", "Gate log", id="workbench.focus_gate_log", show=False),
-        Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger", show=False),
     ]
 
     # the panes follow the cursor through `watch_cursor`; the screen itself draws nothing from it,
@@ -95,12 +98,37 @@ class ReplayScreen(WorkbenchScreen):
         self._thresholds = gc.get_threshold()
         self._speed_index = SPEEDS.index(4.0)
         self.decision_steps = [i for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)]
+        self.run_row: RunRow | None = None  # the run list's row, when opened from it
 
     def compose_bottom(self) -> ComposeResult:
         yield ReplayBar(id="replay-bar")
 
+    def show_run(self, row: RunRow) -> None:
+        """Say on the top line what the run list knows of this run: its reward and, failed, its
+        failure class (in the list's words), or that it passed."""
+        self.run_row = row
+        if self.is_mounted:
+            self._show_run()
+
+    def _show_run(self) -> None:
+        row = self.run_row
+        if row is None:
+            return
+        verdict = "passed" if row.passed else SHORT_CLASS.get(row.primary, row.primary) if row.primary else "failed"
+        outcome = self.query_one("#run-outcome", Static)
+        outcome.update(shown(f"reward {row.reward:.1f} · {verdict}", markup=True))
+        outcome.set_classes(["-shown", "-passed" if row.passed else "-failed"])
+
+    def _show_fork(self, parent: str, step: int) -> None:
+        """A fork says on the top line whose run it continues, and from which step its own
+        events begin (the earlier ones are the parent's, as they were)."""
+        outcome = self.query_one("#run-outcome", Static)
+        outcome.update(shown(f"fork of {Path(parent).name or 'a recording'} · own from step {step}", markup=True))
+        outcome.set_classes(["-shown"])
+
     def on_mount(self) -> None:
         self.status.label = "replay"
+        self._show_run()
         bar = self.query_one(ReplayBar)
         bar.total = len(self.timeline)
         bar.speed = SPEEDS[self._speed_index]
@@ -117,6 +145,8 @@ class ReplayScreen(WorkbenchScreen):
         started = self.timeline.final.started
         if started is not None and ungated(started.mode):
             self.gate_log.without_gate(started.mode)
+        if started is not None and started.forked_from is not None and self.run_row is None:
+            self._show_fork(started.forked_from.file, started.forked_from.step)
         self.cursor = self._start
         self.gate_log.focus()
         # The trajectory, its timeline and the widgets live as long as the screen: out of the
@@ -301,12 +331,15 @@ class ReplayScreen(WorkbenchScreen):
 
     @property
     def closable(self) -> bool:
-        """Opened on top of another screen (the run list, or from the palette): Escape goes back."""
-        return len(self.app.screen_stack) > 2
+        """Opened on top of another screen (the run list, or from the palette): Escape goes back.
+        (Not merely under a screen of its own, such as Help: then it is still the first.)"""
+        return self in self.app.screen_stack[2:]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("step", "jump_to", "last") and self.searching == "typing":
+            return None  # the search's query takes the letters, arrows, Home and End
         if action == "close":
-            return self.closable
+            return self.closable or bool(self.searching)
         if action == "play":
             return not self.playing
         if action == "pause":
@@ -314,10 +347,54 @@ class ReplayScreen(WorkbenchScreen):
         return True
 
     def action_close(self) -> None:
-        """Escape closes a replay opened from the run list or the palette; the first screen stays."""
-        if self.closable:
+        """Escape closes a replay opened from the run list or the palette; the first screen stays.
+        An open search is closed first."""
+        if self.searching:
+            self.search_bar.close()
+        elif self.closable:
             self._stop_playing()
             self.app.pop_screen()
 
     def on_step_chosen(self, message: StepChosen) -> None:
         self.cursor = message.index
+
+    def search_origin(self) -> int | None:
+        return self.cursor
+
+    def show_hit(self, hit: Hit) -> None:
+        """The cursor goes to the hit's step, then its pane shows it."""
+        self.cursor = hit.step
+        super().show_hit(hit)
+
+    # ------------------------------------------------------------------ fork
+    def action_fork(self) -> None:
+        self.fork_here()
+
+    @work(exclusive=True, group="fork")
+    async def fork_here(self) -> None:
+        """Palette intent and `f`: a live session that continues this run from the turn the
+        cursor is in (fork.py), recorded to a new file in the runs folder; the operator answers
+        as the customer and acts as the agent. One sentence, and no fork, when it cannot be."""
+        from ledger_tui.engine.errors import LedgerTuiError
+        from ledger_tui.engine.fork import fork
+        from ledger_tui.engine.models import NoModel
+        from ledger_tui.eval.outputs import fresh_name
+        from ledger_tui.examples import runs_home
+        from ledger_tui.ui.screens.play import PlayScreen
+
+        if self.domain is None:
+            self.notify(shown(f"Cannot fork: {self.domain_problem or 'the domain is not loaded'}.", markup=True), severity="error")
+            return
+        self._stop_playing()
+        step = self.timeline.events[self.cursor].seq
+        out = None
+        try:
+            out = fresh_name(runs_home(), f"{self.domain.name}-fork")
+            forked = await fork(self.domain, list(self.timeline.events), step, model=NoModel(), parent=self.source_path, out=out)
+        except (LedgerTuiError, OSError) as exc:
+            if out is not None and out.exists() and out.stat().st_size == 0:
+                out.unlink()
+            self.notify(shown(exc, markup=True), severity="error", timeout=10)
+            return
+        self.app.push_screen(PlayScreen(forked.session, has_model=False))
+        self.notify(shown(f"Forked at step {forked.step}: recording to {out}. No model: /say and /call act as the agent.", markup=True), timeout=8)

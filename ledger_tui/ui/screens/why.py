@@ -37,12 +37,15 @@ from ledger_tui.engine.fold import SessionState
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.serialize import compact
 from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
+from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if
 from ledger_tui.ui.widgets.gate_log import row_class
 from ledger_tui.ui.widgets.tool_call_item import WHO
 
 
 INDENT = "\u00a0\u00a0"  # non-breaking, so wrapping keeps the indentation
+PROMPT = "what-if: change…"
+HELP_NOTE = "Esc goes back. The what-if panel only asks the gate again: nothing is executed."
 SIGNATURE_IN_TITLE = 60  # a call signature up to this long is read whole in the title
 
 
@@ -226,7 +229,8 @@ class WhyScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="why.back"),
-        Binding("w", "focus_whatif", "What-if", id="why.whatif"),
+        Binding("f1", "help", "Help", id="why.help"),
+        Binding("w", "focus_whatif", "What-if", id="why.whatif", tooltip="type to filter the fields, pick one, edit its value"),
         Binding("ctrl+r", "reset_whatif", "Reset what-if", id="why.whatif_reset"),
     ]
 
@@ -254,6 +258,9 @@ class WhyScreen(Screen[None]):
         self.edits: dict[tuple[str, str, str | None], Edit] = {}  # what-if changes so far, by slot
         self.outcome: GateDecision | None = None
         self._offered: tuple[str, Any] | None = None  # the value put in the box, as shown and as recorded
+        self.drafts: dict[int, str] = {}  # typed in the box and not yet run, by target: kept while picking others
+        self._filter = ""  # what the picker's list is filtered by
+        self._quiet: list[Any] = []  # picker values set by the screen, not chosen: the focus stays where it is
 
     def compose(self) -> ComposeResult:
         d = self.decided.decision
@@ -281,10 +288,12 @@ class WhyScreen(Screen[None]):
             if not self.policy:
                 yield Static(Text(shown("policy text unavailable: " + (self.unavailable or "no domain loaded"))), classes="dim")
         with Vertical(id="whatif-panel"):
+            # shown by `w` (and while it holds text): the screen keeps its lines until it is wanted
+            yield Input(placeholder="type to filter the fields", id="whatif-filter")
             with Horizontal(id="whatif"):
-                options = [(shown(t.label(), markup=True), i) for i, t in enumerate(self.targets)]
-                yield Select(options, prompt="what-if: change…", id="whatif-target", allow_blank=True)
-                yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value")
+                yield Select(self._options(), prompt=PROMPT, id="whatif-target", allow_blank=True)
+                # not selected on focus: coming back to the box (Tab, a click) keeps what was typed
+                yield Input(placeholder="new value (JSON or text), Enter to re-run the gate", id="whatif-value", select_on_focus=False)
             with VerticalScroll(id="whatif-scroll"):
                 yield Static(self._whatif_intro(), id="whatif-result")
         yield Footer(compact=True)
@@ -321,25 +330,120 @@ class WhyScreen(Screen[None]):
     def _whatif_intro(self) -> Text:
         if self.domain is None:
             return Text(shown(f"what-if needs the domain's predicates: {self.unavailable or 'no domain loaded'}."), style="dim")
-        return Text("Pick an argument or a record's field, edit it, Enter: the gate runs again. Changes add up; Ctrl+R resets.", style="dim")
+        return Text("Pick an argument or a record's field (w: type to filter them), edit it, Enter: the gate runs again. Changes add up; Ctrl+R resets.", style="dim")
+
+    # ------------------------------------------------------------------ layout
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._place_toasts)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._place_toasts)
+
+    def _place_toasts(self) -> None:
+        """Notifications go on the right just under the answer (title and summary), never over the
+        verdict; when the answer is too tall for that, above the what-if panel, still under the
+        verdict's line."""
+        try:
+            summary = self.query_one("#why-summary")
+            panel = self.query_one("#whatif-panel")
+            rack = self.query_one("#textual-toastrack")
+        except Exception:  # not laid out yet, or gone
+            return
+        scrolled = int(self.query_one("#why-body", VerticalScroll).scroll_y)
+        first_line = summary.region.y + scrolled
+        top = max(first_line + 1, min(summary.region.bottom + scrolled, panel.region.y - 4))
+        rack.styles.margin = (top, 0, 0, 0)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(screen_keys(self), console=False, note=HELP_NOTE))
 
     # ------------------------------------------------------------------ what-if
+    def _options(self, words: str = "") -> list[tuple[str, int]]:
+        """The picker's choices: every target whose label holds `words` (any case)."""
+        words = words.strip().lower()
+        return [(shown(t.label(), markup=True), i) for i, t in enumerate(self.targets) if words in t.label().lower()]
+
+    def _pick(self, index: Any) -> None:
+        """Set the picker without taking the focus to the value box (the screen's own change)."""
+        select = self.query_one("#whatif-target", Select)
+        if select.value == index:
+            return
+        self._quiet.append(index)
+        if index is Select.BLANK:
+            select.clear()
+        else:
+            select.value = index
+
+    def filter_targets(self, words: str) -> None:
+        """Show only the fields whose name holds `words`; the one picked stays picked if it matches."""
+        if words == self._filter:
+            return
+        self._filter = words
+        select = self.query_one("#whatif-target", Select)
+        current = select.value
+        options = self._options(words)
+        if current is not Select.BLANK:
+            self._quiet.append(Select.BLANK)  # set_options clears the pick
+        select.set_options(options)
+        if not words.strip():
+            select.prompt = PROMPT
+        elif options:
+            select.prompt = f"{len(options)} of {len(self.targets)} match"
+        else:
+            select.prompt = shown(f"no field holds {words.strip()!r}", markup=True)
+        if any(i == current for _, i in options):
+            self._pick(current)
+
     def action_focus_whatif(self) -> None:
-        self.query_one("#whatif-target", Select).focus()
+        self.query_one("#whatif-panel").add_class("-filtering")
+        self.query_one("#whatif-filter", Input).focus()
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        if event.input.id == "whatif-filter" and not event.value:
+            self.query_one("#whatif-panel").remove_class("-filtering")
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        quiet = event.value in self._quiet
+        if quiet:
+            self._quiet.remove(event.value)
         if event.value is Select.BLANK or not isinstance(event.value, int):
             return
         target = self.targets[event.value]
         value = self.edits[target.slot].value if target.slot in self.edits else target.value
         box = self.query_one("#whatif-value", Input)
-        box.value = shown(value if isinstance(value, str) else compact(value))
-        self._offered = (box.value, value)
-        box.focus()
+        offered = shown(value if isinstance(value, str) else compact(value))
+        self._offered = (offered, value)
+        box.value = self.drafts.get(event.value, offered)
+        if not quiet:  # picked by the operator: on to the value, ready to be replaced
+            box.focus()
+            box.select_all()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "whatif-filter":
+            self.filter_targets(event.value)
+            return
+        choice = self.query_one("#whatif-target", Select).value
+        if event.input.id != "whatif-value" or not isinstance(choice, int):
+            return
+        if self._offered is not None and event.value == self._offered[0]:
+            self.drafts.pop(choice, None)
+        else:
+            self.drafts[choice] = event.value
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        choice = self.query_one("#whatif-target", Select).value
+        select = self.query_one("#whatif-target", Select)
+        if event.input.id == "whatif-filter":  # Enter: the first field that matches
+            options = self._options(event.value)
+            if not options:
+                self.notify(shown(f"No field holds {event.value.strip()!r}; Ctrl+R clears the filter.", markup=True), severity="warning")
+                return
+            if select.value == options[0][1]:
+                self.query_one("#whatif-value", Input).focus()
+            else:
+                select.value = options[0][1]
+            return
+        choice = select.value
         if not isinstance(choice, int):
             self.notify("Pick what to change first (the list left of the value).", severity="warning")
             return
@@ -352,6 +456,7 @@ class WhyScreen(Screen[None]):
             except ValueError:
                 value = event.value
         target = self.targets[choice]
+        self.drafts.pop(choice, None)
         self.run_what_if(Edit(target.target, target.key, value, target.field))
 
     def run_what_if(self, edit: Edit) -> GateDecision | None:
@@ -372,16 +477,27 @@ class WhyScreen(Screen[None]):
         return outcome
 
     def action_reset_whatif(self) -> None:
-        """Forget every what-if change: the recorded decision again."""
+        """Forget every what-if change: the recorded decision again, the picker's whole list with
+        its first field picked (its recorded value in the box) and no filter."""
         self.edits.clear()
+        self.drafts.clear()
         self.outcome = None
         result = self.query_one("#whatif-result", Static)
         result.update(self._whatif_intro())
         result.remove_class("-allow", "-revise", "-block", "-needs-read", "-consent", "-withheld")
-        choice = self.query_one("#whatif-target", Select).value
-        if isinstance(choice, int):
-            target = self.targets[choice]
-            box = self.query_one("#whatif-value", Input)
+        whatif_filter = self.query_one("#whatif-filter", Input)
+        whatif_filter.value = ""
+        self.filter_targets("")
+        if not whatif_filter.has_focus:
+            self.query_one("#whatif-panel").remove_class("-filtering")
+        select = self.query_one("#whatif-target", Select)
+        first = 0 if self.targets else Select.BLANK
+        box = self.query_one("#whatif-value", Input)
+        if select.value == first and isinstance(first, int):  # no change message comes: the box by hand
+            target = self.targets[first]
             box.value = shown(target.value if isinstance(target.value, str) else compact(target.value))
             self._offered = (box.value, target.value)
+        elif first is Select.BLANK:
+            box.value = ""
+        self._pick(first)
         self.notify("What-if reset: the decision as recorded.")

@@ -23,24 +23,28 @@ from ledger_tui.engine.events import Event, GateDecided, Verdict
 from ledger_tui.engine.fold import SessionState, fold
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import waits_lines
-from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
+from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted, HitChosen, HitsFound, SearchClosed
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
-from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, StatusBar
+from ledger_tui.ui.search import Hit
+from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, ReplayBar, SearchBar, StatusBar
 
 EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
 NARROW = 100  # below this many columns the panes are tabs, one on the whole screen
 TABS = ("conversation", "ledger", "gate-log")
+PANE_LABELS = {"conversation": "Chat", "ledger": "Ledger", "gate-log": "Gate"}  # as the footer names them
 
 
 class WorkbenchScreen(Screen[None]):
     """Three panes over one event list; `events` and `domain` are supplied by the subclass."""
 
+    # A pane reads the same on every key and in the tab strip: Chat, Ledger, Gate (PANE_LABELS).
+    # The focus keys stay in Help and leave the footer to the F-keys, which focus the pane too.
     BINDINGS = [
         Binding("f1", "help", "Help", id="workbench.help"),
-        Binding("ctrl+g", "focus_pane('gate-log')", "Gate log", id="workbench.focus_gate_log"),
-        Binding("ctrl+l", "focus_pane('ledger')", "Ledger", id="workbench.focus_ledger"),
-        Binding("ctrl+o", "focus_pane('conversation')", "Chat", id="workbench.focus_conversation", show=False),
+        Binding("ctrl+g", "focus_pane('gate-log')", "Gate", tooltip="focus the gate log (its tab below 100 columns)", id="workbench.focus_gate_log", show=False),
+        Binding("ctrl+l", "focus_pane('ledger')", "Ledger", tooltip="focus the ledger (its tab below 100 columns)", id="workbench.focus_ledger", show=False),
+        Binding("ctrl+o", "focus_pane('conversation')", "Chat", tooltip="focus the conversation (its tab below 100 columns)", id="workbench.focus_conversation", show=False),
         # one pane on the whole screen: a tab below NARROW columns, else maximized (again: back)
         Binding("f2", "show_pane('conversation')", "Chat", tooltip="the conversation on the whole screen (a tab below 100 columns; wider, again: all panes)", id="workbench.show_conversation"),
         Binding("f3", "show_pane('ledger')", "Ledger", tooltip="the ledger on the whole screen (a tab below 100 columns; wider, again: all panes)", id="workbench.show_ledger"),
@@ -60,6 +64,7 @@ class WorkbenchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield StatusBar(id="status")
+            yield Static(id="run-outcome")  # shown by a replay opened from the run list
             yield BusyIndicator(id="busy")
         yield Static(id="tabs")
         with Horizontal(id="panes"):
@@ -69,6 +74,7 @@ class WorkbenchScreen(Screen[None]):
                 with Vertical(id="gate-pane"):
                     yield GateLog(id="gate-log")
                     yield GateReason(id="gate-reason")
+        yield SearchBar(id="search")  # under the panes, shown by `/` (replay) or Ctrl+F (play)
         yield from self.compose_bottom()
         yield Footer(compact=True)
 
@@ -119,8 +125,8 @@ class WorkbenchScreen(Screen[None]):
         for t in TABS:
             self.set_class(t == pane_id, f"-show-{t}")
         strip = Text()
-        for key, t, label in (("F2", "conversation", "Conversation"), ("F3", "ledger", "Ledger"), ("F4", "gate-log", "Gate log")):
-            strip.append(f" {key} {label} ", style="reverse bold" if t == pane_id else "dim")
+        for key, t in (("F2", "conversation"), ("F3", "ledger"), ("F4", "gate-log")):
+            strip.append(f" {key} {PANE_LABELS[t]} ", style="reverse bold" if t == pane_id else "dim")
             strip.append(" ")
         self.query_one("#tabs", Static).update(strip)
         if pane_id == "conversation":  # shown again: at its latest lines, as before it was hidden
@@ -151,6 +157,52 @@ class WorkbenchScreen(Screen[None]):
 
     def on_decision_chosen(self, message: DecisionChosen) -> None:
         self.explain(message.decided)
+
+    # ------------------------------------------------------------------ search
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    @property
+    def searching(self) -> str:
+        """"typing" while the search's query has the focus, "open" while it shows, else ""."""
+        bar = next(iter(self.query(SearchBar)), None)
+        return "" if bar is None or not bar.is_open else "typing" if bar.typing else "open"
+
+    def action_search(self) -> None:
+        """Open the search bar over the whole run (`/` in replay, Ctrl+F in play)."""
+        self.search_bar.open(self.events, self.search_origin)
+
+    def search_origin(self) -> int | None:
+        """The step Enter searches on from (replay: the cursor); None: from the hit last chosen."""
+        return None
+
+    def on_hit_chosen(self, message: HitChosen) -> None:
+        self.show_hit(message.hit)
+
+    def show_hit(self, hit: Hit) -> None:
+        """Bring a search's hit into view in its pane (its tab below NARROW columns): the
+        conversation highlights it, the ledger's cursor goes to its path, the gate log's to its
+        decision."""
+        pane = {"conversation": "conversation", "ledger": "ledger", "gate": "gate-log"}[hit.pane]
+        if self.narrow:
+            self._show_tab(pane)
+        if hit.pane == "conversation":
+            shown_now = self.conversation.reveal(hit.seq)
+        elif hit.pane == "ledger":
+            shown_now = self.ledger.reveal(hit.path)
+        else:
+            shown_now = self.gate_log.reveal(hit.seq)
+        if not shown_now:
+            why = "the gate log's filter hides it or it is earlier than the rows listed" if hit.pane == "gate" else "it is earlier than the pane keeps"
+            self.notify(shown(f"Step {hit.step} matches, but {why}.", markup=True), severity="warning")
+
+    def on_hits_found(self, message: HitsFound) -> None:
+        for bar in self.query(ReplayBar):
+            bar.mark_hits(message.steps)
+
+    def on_search_closed(self, message: SearchClosed) -> None:
+        self.conversation.unhighlight()
 
     def explain(self, decided: GateDecided) -> WhyScreen:
         """Open the Why screen on `decided`, with the state the gate saw (folded up to the step before)."""

@@ -9,6 +9,7 @@ from ledger_tui.ui.widgets.ledger_tree import LedgerTree
 from ledger_tui.ui.widgets.replay_bar import ReplayBar
 from ledger_tui.ui.widgets.run_detail import RunDetail
 from ledger_tui.ui.widgets.run_table import RunTable
+from ledger_tui.ui.widgets.search_bar import SearchBar
 from ledger_tui.ui.widgets.status_bar import StatusBar
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "ReplayBar",
     "RunDetail",
     "RunTable",
+    "SearchBar",
     "StatusBar",
 ]

@@ -43,6 +43,8 @@ from ledger_tui.engine.events import (
 from ledger_tui.engine.irma import clipped
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import CardAnswered
+from ledger_tui.ui.search import entry as searched
+from ledger_tui.ui.widgets.copying import copy_out, nothing_to_copy
 from ledger_tui.ui.widgets.laid_out import laid_out_size
 from ledger_tui.ui.widgets.tool_call_item import ToolCallItem
 
@@ -104,7 +106,10 @@ class ConversationView(VerticalScroll):
     opens the latest call and puts the focus on it.
     """
 
-    BINDINGS = [Binding("enter", "open_latest_call", "Open call", id="conversation.open_call", show=False)]
+    BINDINGS = [
+        Binding("enter", "open_latest_call", "Open call", id="conversation.open_call", show=False),
+        Binding("c", "copy", "Copy", id="conversation.copy", show=False, tooltip="the focused call, else the search's hit, else the latest entry"),
+    ]
     # F2 maximizes it as F3 and F4 do the other panes (a scrolling container refuses by default)
     ALLOW_MAXIMIZE = True
 
@@ -136,6 +141,7 @@ class ConversationView(VerticalScroll):
         self._earlier.display = False
         self.border_title = "Conversation"
         self.can_focus = True
+        self._hit: Widget | None = None  # the entry a search chose, highlighted
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -172,6 +178,61 @@ class ConversationView(VerticalScroll):
         self.release_anchor()  # the pane stays where it is while the call opens below
         item.collapsed = not item.collapsed
         item.query_one("CollapsibleTitle").focus()
+
+    def reveal(self, seq: int) -> bool:
+        """Highlight the entry of step `seq` (a result or a verdict: its call, opened for a result)
+        and scroll it into view; False if the window does not hold it."""
+        found = next((e for e in reversed(self._log) if e.seq == seq), None)
+        widget = None if found is None else found.widget or found.target
+        if found is None or widget is None:
+            return False
+        self.unhighlight()
+        self._hit = widget
+        widget.add_class("-hit")
+        if isinstance(found.event, ToolResult) and isinstance(widget, ToolCallItem):
+            widget.collapsed = False
+        self.release_anchor()  # stays on the hit, not pulled to the end
+        self.call_after_refresh(self.scroll_to_widget, widget, animate=False)  # placed by then
+        return True
+
+    def unhighlight(self) -> None:
+        if self._hit is not None:
+            self._hit.remove_class("-hit")
+            self._hit = None
+
+    def copied(self) -> tuple[str, str] | None:
+        """What `c` copies: (what it is, text): the call whose title has the focus (or the open
+        card), else the entry a search chose, else the latest entry; the text as recorded."""
+        focused = self.screen.focused
+        item = next((w for w in focused.ancestors_with_self if isinstance(w, ToolCallItem)), None) if focused else None
+        shown_now = [e for e in self._log if e.widget is not None and e.widget.display]
+        if item is None:
+            widget = focused if isinstance(focused, Line) and focused.parent is self else None  # an open card
+            if widget is None and self._hit is not None and self._hit.parent is self:
+                widget = self._hit
+            if widget is None and shown_now:
+                widget = shown_now[-1].widget
+            item = widget if isinstance(widget, ToolCallItem) else None
+            chosen = next((e for e in shown_now if e.widget is widget), None) if item is None else None
+            if chosen is not None and chosen.event is not None:
+                said = searched(0, chosen.event)
+                if said is not None:
+                    return f"{said.where} at step {chosen.seq}", said.text
+        if item is None:
+            return None
+        call = item.proposed.call
+        lines = [call.signature() + (f" → {item.decision.shown_verdict()}" if item.decision is not None else "")]
+        if item.result is not None:
+            head = "gate feedback" if not item.result.executed else ("error" if item.result.error else "result")
+            lines.append(f"{head}: {item.result.content}")
+        return f"the call {call.name} at step {item.proposed.seq}", "\n".join(lines)
+
+    def action_copy(self) -> None:
+        copied = self.copied()
+        if copied is None:
+            nothing_to_copy(self, "conversation")
+        else:
+            copy_out(self, *copied)
 
     def open_card(self, card: str) -> None:
         """The card awaits the customer's answer (play): it takes the focus, `y` / `n` answer it."""
@@ -228,6 +289,7 @@ class ConversationView(VerticalScroll):
         appending every event and trimming would leave (between `LOW` and `HIGH` entries), but an
         entry that would be trimmed at once is never mounted."""
         total = len(events) if total is None else total
+        self.unhighlight()  # the cursor moved: a search highlights its hit again
         tail = list(events[-HIGH:]) if total else []
         self._outcomes = _outcomes(tail)
         offset = total - len(tail)  # position of tail[0] among all the events

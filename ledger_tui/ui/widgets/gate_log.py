@@ -35,6 +35,8 @@ from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
+from ledger_tui.ui.search import decision_text
+from ledger_tui.ui.widgets.copying import copy_out, nothing_to_copy
 
 LIST_MIN = 25  # fewer rows listed (and earlier ones exist): list LIST_FILL again
 LIST_FILL = 50
@@ -59,6 +61,7 @@ class GateLog(DataTable[Text]):
     }
     BINDINGS = [
         Binding("enter", "explain", "Why?", id="gate_log.explain"),
+        Binding("c", "copy", "Copy", id="gate_log.copy", show=False, tooltip="the highlighted decision: call, verdict, failed checks, reason"),
         # the cursor goes to the first/last row; the header row stays in view
         Binding("home", "scroll_top", "First row", id="gate_log.first", show=False),
         Binding("end", "scroll_bottom", "Last row", id="gate_log.last", show=False),
@@ -174,6 +177,22 @@ class GateLog(DataTable[Text]):
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return self._by_key.get(key or "")
+
+    def reveal(self, seq: int) -> bool:
+        """Put the cursor on the decision recorded at `seq`; False if it is not listed (filtered
+        out, or earlier than the rows kept)."""
+        index = next((i for i, d in enumerate(self._listed) if d.seq == seq), None)
+        if index is None:
+            return False
+        self.move_cursor(row=index)
+        return True
+
+    def action_copy(self) -> None:
+        decided = self.selected()
+        if decided is None:
+            nothing_to_copy(self, "gate log")
+        else:
+            copy_out(self, f"the decision on {decided.decision.call.name} at step {decided.seq}", decision_text(decided))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.post_message(DecisionHighlighted(self.selected()))

@@ -22,6 +22,7 @@ from typing import Any, Collection, Mapping
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -29,6 +30,7 @@ from ledger_tui.engine.events import LedgerUpdated
 from ledger_tui.engine.ledger import Ledger
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.serialize import compact
+from ledger_tui.ui.widgets.copying import copy_out, nothing_to_copy
 
 Change = str  # "added" | "changed" | "refreshed" | "stale"
 
@@ -116,6 +118,7 @@ class LedgerTree(Tree[Shown]):
         "ledger-tree--value",
         "ledger-tree--group",
     }
+    BINDINGS = [Binding("c", "copy", "Copy", id="ledger.copy", show=False, tooltip="the highlighted value (a record as JSON)")]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("ledger", id=id, classes=classes)
@@ -185,6 +188,40 @@ class LedgerTree(Tree[Shown]):
         self.clear()
         self._groups.clear()
         self._entries.clear()
+
+    def reveal(self, path: str) -> bool:
+        """Put the cursor on the entry at `path` (its namespace opened); False if it is not shown."""
+        node = self._entries.get(path)
+        if node is None:
+            return False
+        if node.parent is not None:
+            node.parent.expand()
+        if node.line < 0 or self.last_line < node.line:  # not laid out yet: `last_line` lays the lines out
+            self.last_line
+        self.move_cursor(node)
+        return True
+
+    def copied(self) -> tuple[str, str] | None:
+        """What `c` copies: (what it is, text). A record or a nested value as JSON, a plain value
+        as it is, a namespace as an object of its records."""
+        node = self.cursor_node
+        data = None if node is None else node.data
+        if node is None or data is None:
+            return None
+        if data.kind == "group":
+            records = {split_path(c.data.path)[1]: c.data.value for c in node.children if c.data is not None}
+            n = len(records)
+            return f"namespace {data.path} ({n} record{'s' if n != 1 else ''})", json.dumps(records, indent=2, ensure_ascii=False)
+        value = data.value
+        kind = "record" if data.kind == "entry" and isinstance(value, dict) else "value"
+        return f"{kind} {data.path}", value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+
+    def action_copy(self) -> None:
+        copied = self.copied()
+        if copied is None:
+            nothing_to_copy(self, "ledger")
+        else:
+            copy_out(self, *copied)
 
     def cursor_path(self) -> str | None:
         """The ledger path under the cursor (a field's entry path), if any."""

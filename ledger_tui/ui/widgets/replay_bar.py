@@ -1,4 +1,5 @@
-"""The replay cursor, visible: a step counter, a slider with gate decisions marked, the speed.
+"""The replay cursor, visible: a step counter, a slider with gate decisions (and a search's
+hits) marked, the speed.
 
 Clicking the slider chooses a step (`StepChosen`); the keys live on the replay screen so they can
 be remapped in one place.
@@ -11,6 +12,8 @@ of it unfilled.
 """
 
 from __future__ import annotations
+
+from typing import Iterable
 
 from rich.style import Style
 from rich.text import Text
@@ -26,7 +29,8 @@ PREFIX_WIDTH = 18
 
 
 class ReplayBar(Widget):
-    """Reactive `index`, `total`, `speed`, `playing`; `marks` are the steps of gate decisions."""
+    """Reactive `index`, `total`, `speed`, `playing`; `marks` are the steps of gate decisions,
+    `mark_hits(steps)` marks a search's hits over them."""
 
     index: reactive[int] = reactive(-1)
     total: reactive[int] = reactive(0)
@@ -36,7 +40,9 @@ class ReplayBar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.marks: dict[int, str] = {}
-        self._track: tuple[tuple[int, int, int, int], list[tuple[str, str]]] | None = None
+        self.hits: frozenset[int] = frozenset()  # the steps a search matched
+        self._hits_drawn = 0  # counts the hits' changes: the kept drawings are by it
+        self._track: tuple[tuple[int, int, int, int, int], list[tuple[str, str]]] | None = None
         # the line after the counter drawn with the slider filled and unfilled, by what it shows
         # (the counter's width among it: a jump can change how many digits the step has)
         self._tails: dict[tuple[object, ...], tuple[Strip, Strip]] = {}
@@ -93,8 +99,16 @@ class ReplayBar(Widget):
         self._tails.clear()
         super().notify_style_update()
 
-    def _track_key(self, width: int) -> tuple[int, int, int, int]:
-        return (width, self.total, id(self.marks), len(self.marks))
+    def mark_hits(self, steps: Iterable[int]) -> None:
+        """Mark these steps (a search's hits) on the slider; none: the decisions alone again."""
+        hits = frozenset(steps)
+        if hits != self.hits:
+            self.hits = hits
+            self._hits_drawn += 1
+            self.refresh()
+
+    def _track_key(self, width: int) -> tuple[int, int, int, int, int]:
+        return (width, self.total, id(self.marks), len(self.marks), self._hits_drawn)
 
     def _cursor_cell(self, width: int) -> int:
         n = max(self.total - 1, 1)
@@ -110,6 +124,8 @@ class ReplayBar(Widget):
             for step, verdict in self.marks.items():
                 x = min(width - 1, round(step * (width - 1) / n))
                 cells[x] = ("┃", f"verdict-{verdict}")
+            for step in self.hits:  # over a decision's mark: the hit is what is looked for
+                cells[min(width - 1, round(step * (width - 1) / n))] = ("◆", "hit")
             self._track = (key, cells)
         return list(self._track[1])
 
@@ -128,8 +144,8 @@ class ReplayBar(Widget):
     def _style(self, kind: str, styles: dict[str, Style]) -> Style:
         style = styles.get(kind)
         if style is None:
-            if kind == "cursor":
-                style = self.get_component_rich_style("replay-bar--cursor", partial=True)
+            if kind in ("cursor", "hit"):
+                style = self.get_component_rich_style(f"replay-bar--{kind}", partial=True)
             elif kind:
                 style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
             else:
@@ -139,6 +155,7 @@ class ReplayBar(Widget):
 
     COMPONENT_CLASSES = {
         "replay-bar--cursor",
+        "replay-bar--hit",
         "replay-bar--track",
         "replay-bar--allow",
         "replay-bar--revise",
