@@ -1,4 +1,7 @@
-"""The domains ledger-tui ships: one sub-package each, found by name.
+"""The domains: the ones ledger-tui ships (one sub-package each, found by name), and those other
+packages register under the entry-point group `ledger_tui.domains` (`name = "module:build"`, or a
+module with a `build()`; `ledger-tui new-domain NAME` writes one). A shipped name wins over a
+plugin's; `ledger-tui domains` says where each came from.
 
 Every domain folder has the same files (see README, "Adding a domain"): `schema.py` (pydantic db),
 `tools.py` (the tool table), `paths.py` (path map, touched paths, identification, read sources),
@@ -11,23 +14,73 @@ from __future__ import annotations
 
 import importlib
 from functools import lru_cache
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from types import ModuleType
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.errors import UnknownDomainError
+from ledger_tui.engine.errors import LedgerTuiError, UnknownDomainError
 
 HERE = Path(__file__).parent
+ENTRY_POINTS = "ledger_tui.domains"
 
 
-def available() -> list[str]:
+def shipped() -> list[str]:
     return sorted(
         p.name for p in HERE.iterdir() if p.is_dir() and (p / "__init__.py").exists() and not p.name.startswith("_")
     )
 
 
+def plugins() -> dict[str, EntryPoint]:
+    """Domains other packages register, by name (one a shipped domain's name is shadowed)."""
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=ENTRY_POINTS):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def available() -> list[str]:
+    return sorted(set(shipped()) | set(plugins()))
+
+
+def origin(name: str) -> str:
+    """Where a domain comes from: `shipped (FOLDER)`, or `plugin DIST VERSION (module:build)`."""
+    if name in shipped():
+        return f"shipped ({HERE / name})"
+    ep = plugins().get(name)
+    if ep is None:
+        raise UnknownDomainError(name, available())
+    dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "an unnamed distribution"
+    return f"plugin {dist} ({ep.value})"
+
+
+def shadowed() -> dict[str, EntryPoint]:
+    """Plugins named like a shipped domain: the shipped one is used."""
+    ours = set(shipped())
+    return {name: ep for name, ep in sorted(plugins().items()) if name in ours}
+
+
 @lru_cache(maxsize=None)
 def load_domain(name: str) -> Domain:
-    if name not in available():
+    if name in shipped():
+        return importlib.import_module(f"{__name__}.{name}").build()
+    ep = plugins().get(name)
+    if ep is None:
         raise UnknownDomainError(name, available())
-    module = importlib.import_module(f"{__name__}.{name}")
-    return module.build()
+    where = origin(name)
+    try:
+        loaded = ep.load()
+        domain = loaded.build() if isinstance(loaded, ModuleType) else loaded()  # a module, or its build
+    except LedgerTuiError:
+        raise
+    except Exception as exc:  # someone else's code: one sentence, never a traceback
+        raise LedgerTuiError(
+            f"Domain {name!r}, a {where}, failed to load ({type(exc).__name__}: {exc}); fix or reinstall that package, "
+            "or uninstall it."
+        ) from None
+    if not isinstance(domain, Domain) or domain.name != name:
+        got = f"a Domain named {domain.name!r}" if isinstance(domain, Domain) else type(domain).__name__
+        raise LedgerTuiError(
+            f"Domain {name!r}, a {where}, built {got}; its entry point must return the Domain named {name!r}."
+        )
+    return domain

@@ -184,7 +184,7 @@ def domains() -> None:
     """List the domains: what each holds, its tools by kind and its policy predicates."""
     import textwrap
 
-    from ledger_tui.domains import available, load_domain
+    from ledger_tui.domains import available, load_domain, origin, shadowed
 
     def wrapped(label: str, names: list[str]) -> None:
         head = f"{label}: "
@@ -192,8 +192,16 @@ def domains() -> None:
             say(f"{'':<12}{head}{line}")
             head = " " * len(head)
 
+    broken = 0
     for name in available():
-        d = load_domain(name)
+        try:
+            d = load_domain(name)
+        except LedgerTuiError as exc:  # a plugin that does not load: said, and the others listed
+            broken += 1
+            say(f"{name:<11} (does not load)")
+            for line in textwrap.wrap(str(exc), width=80 - 12):
+                say(f"{'':<12}{line}")
+            continue
         reads = sum(1 for t in d.tools if t.kind == "read")
         writes = sum(1 for t in d.tools if t.kind == "write")
         other = len(d.tools) - reads - writes
@@ -205,13 +213,54 @@ def domains() -> None:
         say(f"{name:<11} {d.title}")
         say(f"{'':<12}{plural(reads, 'read')}, {plural(writes, 'write')}, {other} generic{extra}; {plural(len(d.predicates), 'predicate')}")
         say(f"{'':<12}{plural(len(tasks), 'task')} ({refusals} refusals); clock {d.clock}")
-        say(f"{'':<12}folder {d.folder}")
+        wrapped("from", [origin(name)])
         wrapped("reads", [t.name for t in d.tools if t.kind == "read"])
         wrapped("writes", [t.name for t in d.tools if t.kind == "write"])
         wrapped("generic", [t.name for t in d.tools if t.kind not in ("read", "write")])
         if d.user_tools:
             wrapped("customer", [t.name for t in d.user_tools])
         wrapped("predicates", sorted({p.name for p in d.predicates}))
+    for name, ep in shadowed().items():
+        who = ep.dist.name if ep.dist is not None else ep.value
+        say(f"note: {who} also registers a domain {name!r}; the shipped one is used (rename the plugin's entry point).")
+    if broken:
+        raise typer.Exit(1)
+
+
+@app.command("new-domain")
+def new_domain(
+    name: str = typer.Argument(..., help="The domain's name (lowercase letters, digits, _): what --domain takes."),
+    dir_: Path = typer.Option(Path("."), "--dir", help="Where to write the package folder ledger-tui-NAME."),
+) -> None:
+    """Write a working minimal domain package (one read, one write, one predicate, one task, a
+    test) that installs with `pip install -e` and registers itself with ledger-tui."""
+    from ledger_tui.scaffold import new_domain as scaffold
+
+    root = scaffold(name, dir_)
+    say(f"wrote     {root}")
+    say(f"next:     pip install -e {root}   then   ledger-tui domains   |   ledger-tui eval --domain {name} --agent gold")
+
+
+@app.command("check-domain")
+def check_domain(
+    names: list[str] = typer.Argument(..., help="The domains to check (see `ledger-tui domains`).", metavar="NAME..."),
+) -> None:
+    """Check that a domain's parts agree and its cases.json gets the gate's verdicts; exit 1 on findings.
+
+    Policy clauses and predicates, path map, touched paths and Terms, tool and database schemas."""
+    from ledger_tui.domains import load_domain
+    from ledger_tui.eval.check_domain import check_domain as lint
+    from ledger_tui.eval.check_domain import summary
+
+    found = 0
+    for d in [load_domain(name) for name in names]:
+        findings = lint(d)
+        for f in findings:
+            say(f.line())
+        say(summary(d, findings))
+        found += len(findings)
+    if found:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -618,7 +667,7 @@ def _play_fork(d, recorded, path: Path, step: int | None, model, helper, db: Pat
     for it is removed when it cannot be forked."""
     from ledger_tui.engine.events import UserMessage
     from ledger_tui.engine.fork import fork
-    from ledger_tui.ui.app import NoModel
+    from ledger_tui.engine.models import NoModel
     from ledger_tui.ui.launch import play_session
 
     said = [e.seq for e in recorded.events if isinstance(e, UserMessage)]

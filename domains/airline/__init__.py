@@ -10,7 +10,7 @@ from ledger_tui.engine.domain import Domain
 def build() -> Domain:
     from ledger_tui.domains.airline import proposals
     from ledger_tui.domains.airline import paths
-    from ledger_tui.domains.airline.predicates import PREDICATES, QUESTIONS, STATEMENTS
+    from ledger_tui.domains.airline.predicates import NOT_GATED, PREDICATES, QUESTIONS, STATEMENTS
     from ledger_tui.domains.airline.schema import KEYED, FlightDB
     from ledger_tui.domains.airline.tools import NOW, TOOLS
 
@@ -23,6 +23,7 @@ def build() -> Domain:
         keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
+        not_gated=NOT_GATED,
         clock=NOW,
         statements=STATEMENTS,
         questions=QUESTIONS,

@@ -844,6 +844,15 @@ PREDICATES: list[Predicate] = [
     certificate_amount,
 ]
 
+# Clauses of policy.md no predicate names, each with why (`ledger-tui check-domain` reads this).
+NOT_GATED: dict[str, str] = {
+    "evidence.fresh": (
+        "No predicate of its own: the gate applies it inside every predicate, whose ctx.read answers "
+        "REVISE for a record never read or made stale by a write; an agent's words built on an unread "
+        "record are text, which the gate does not check."
+    ),
+}
+
 
 # ---------------------------------------------------------------------------- what the customer says
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from ledger_tui.engine.domain import Domain
 
 from . import paths
-from .predicates import PREDICATES, STATEMENTS
+from .predicates import NOT_GATED, PREDICATES, STATEMENTS
 from .schema import KEYED, RetailDB
 from .tools import TOOLS
 
@@ -31,6 +31,7 @@ def build() -> Domain:
         keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
+        not_gated=NOT_GATED,
         clock=CLOCK,
         statements=STATEMENTS,
         identify_hint=paths.identify_hint,

@@ -326,6 +326,10 @@ PREDICATES: list[Predicate] = [
     CONFIRMED,
 ]
 
+# Clauses of policy.md no predicate names, each with why (`ledger-tui check-domain` reads this):
+# none, every clause is enforced by a predicate or the read gate.
+NOT_GATED: dict[str, str] = {}
+
 
 ORDER_ID = r"#?\bW\d{7}\b"
 

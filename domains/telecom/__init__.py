@@ -29,6 +29,7 @@ def build() -> Domain:
         keyed=KEYED,
         tools=tools.TOOLS,
         predicates=predicates.PREDICATES,
+        not_gated=predicates.NOT_GATED,
         clock=CLOCK,
         statements=predicates.STATEMENTS,
         questions=predicates.QUESTIONS,

@@ -432,6 +432,15 @@ PREDICATES: list[Predicate] = [
     transfer_after_fixes_tried,
 ]
 
+# Clauses of policy.md no predicate names, each with why (`ledger-tui check-domain` reads this).
+NOT_GATED: dict[str, str] = {
+    "data.refuel-price": (
+        "Checked as part of explicit_confirmation [actions.confirm]: refuel_data's proposal Terms "
+        "(proposals.py) must name the gigabytes and the price, so a yes to less does not count; which "
+        "bill carries the charge is what the tool does, not a rule a call could break."
+    ),
+}
+
 
 # ----------------------------------------------------------------------------- what the customer may say
 

@@ -11,7 +11,7 @@ from ledger_tui.engine.domain import Domain
 def build() -> Domain:
     from ledger_tui.domains.telehealth import proposals
     from ledger_tui.domains.telehealth import paths
-    from ledger_tui.domains.telehealth.predicates import PREDICATES, STATEMENTS
+    from ledger_tui.domains.telehealth.predicates import NOT_GATED, PREDICATES, STATEMENTS
     from ledger_tui.domains.telehealth.schema import KEYED, TelehealthDB
     from ledger_tui.domains.telehealth.slots import NOW
     from ledger_tui.domains.telehealth.tools import TOOLS
@@ -25,6 +25,7 @@ def build() -> Domain:
         keyed=KEYED,
         tools=TOOLS,
         predicates=PREDICATES,
+        not_gated=NOT_GATED,
         clock=NOW,
         statements=STATEMENTS,
         sources=paths.SOURCES,

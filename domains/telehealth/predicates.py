@@ -344,6 +344,10 @@ PREDICATES: list[Predicate] = [
     note_leaves_clinical_data_alone,
 ]
 
+# Clauses of policy.md no predicate names, each with why (`ledger-tui check-domain` reads this):
+# none, every clause is enforced by a predicate or the read gate.
+NOT_GATED: dict[str, str] = {}
+
 SPECIALTY_WORDS: dict[str, tuple[str, ...]] = {
     "cardiology": ("cardiology", "cardiologist", "heart doctor", "heart specialist"),
     "endocrinology": ("endocrinology", "endocrinologist", "diabetes specialist", "thyroid specialist"),

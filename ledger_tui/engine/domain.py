@@ -179,6 +179,10 @@ class Domain:
     # The read gate (disclosure.py): whose records the ledger's paths hold, so that in gated modes
     # a read showing another customer's is withheld from the model. None: no read is withheld.
     read_gate: "ReadGate | None" = None
+    # Clauses of policy.md that no predicate enforces, each with why the gate cannot (the model
+    # reads the policy, not this): `ledger-tui check-domain` accepts a clause only if a predicate
+    # or the read gate names it, or it is listed here.
+    not_gated: Mapping[str, str] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ lookups
