@@ -1066,6 +1066,25 @@ def browse(
     _tui_status(launch_browse(folder))
 
 
+@app.command("mcp-proxy")
+def mcp_proxy(
+    command: list[str] = typer.Argument(..., metavar="-- COMMAND...", help="The MCP server to start (stdio), after --."),
+    domain: Optional[str] = typer.Option(None, "--domain", help="Gate with this domain's tools and predicates."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="Or with a policy module: a .py file or module name (see README, Adapters)."),
+    user: Optional[str] = typer.Option(None, "--user", help="The customer the MCP host authenticated (their user id)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the gate's trajectory here after every call (ledger-tui why reads it)."),
+) -> None:
+    """Serve an MCP server's tools through the gate on stdio: reads absorbed, writes gated, others refused."""
+    from ledger_tui.adapters._core import load_policy, require
+
+    require("mcp", "the MCP Python SDK (mcp)")
+    from ledger_tui.adapters.mcp_proxy import run_proxy
+
+    if (domain is None) == (policy is None):
+        raise LedgerTuiError("Pass exactly one of --domain NAME or --policy MODULE.")
+    asyncio.run(run_proxy(command, load_policy(policy) if policy else domain, user=user, out=out))  # type: ignore[arg-type]
+
+
 def _tui_status(status: int) -> None:
     """The workbench's exit status as the command's: one that failed to start (its error is
     printed above) is not a success."""
