@@ -255,3 +255,30 @@ async def test_a_replay_opened_from_the_list_shows_the_runs_reward_and_failure_c
             await pilot.press("escape")
             await pilot.pause()
             assert app.screen is browse
+
+
+async def test_v_on_two_runs_of_one_task_compares_them_side_by_side(evaluated):
+    """Baseline against full of the forbidden cancellation: they part where the gate BLOCKs."""
+    from ledger_tui.ui.screens.diff import DiffScreen
+
+    app = make_app(folder=evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        browse = app.screen
+        shown = tasks_shown(browse)
+        browse.table.move_cursor(row=shown.index(("airline_15_refuse_cancel_uninsured_economy", "baseline")))
+        await pilot.press("v")
+        browse.table.move_cursor(row=shown.index(("airline_01_cancel_recent_booking", "full")))
+        await pilot.press("v")  # another task: not compared
+        await pilot.pause()
+        assert app.screen is browse
+        assert "The marked run is of task airline_15_refuse_cancel_uninsured_economy" in str(list(app._notifications)[-1].message)
+        browse.table.move_cursor(row=shown.index(("airline_15_refuse_cancel_uninsured_economy", "full")))
+        await pilot.press("v")
+        await pilot.pause()
+        diff = app.screen
+        assert isinstance(diff, DiffScreen)
+        assert diff.found.divergence is not None
+        assert {diff.found.a.mode, diff.found.b.mode} == {"baseline", "full"}
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is browse and browse.marked is None

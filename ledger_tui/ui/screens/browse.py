@@ -32,6 +32,7 @@ class BrowseScreen(Screen[None]):
         Binding("m", "next_mode", "Mode", id="browse.next_mode", tooltip="next mode to filter by (then all)"),
         Binding("s", "next_sort", "Sort", id="browse.next_sort", tooltip="order by task, reward, class, gate verdicts"),
         Binding("x", "clear_filters", "Clear filters", id="browse.clear_filters", show=False),
+        Binding("v", "compare", "Compare", id="browse.compare", tooltip="mark this run; v on another run of its task compares the two side by side"),
         Binding("f1", "help", "Help", id="browse.help"),
     ]
 
@@ -39,6 +40,7 @@ class BrowseScreen(Screen[None]):
         super().__init__()
         self.index = index
         self.run_filter = RunFilter()
+        self.marked: RunRow | None = None  # the first run of a comparison (`v`)
 
     def compose(self) -> ComposeResult:
         yield BrowseBar(id="browse-bar")
@@ -78,7 +80,30 @@ class BrowseScreen(Screen[None]):
         if replay is not None:
             replay.show_run(row)
 
+    def compare(self, a: RunRow, b: RunRow) -> None:
+        """The two runs side by side, aligned by turn from where they diverge (Escape returns)."""
+        from ledger_tui.ui.screens.diff import open_diff
+
+        open_diff(self.app, a.trajectory, b.trajectory)
+
     # ------------------------------------------------------------------ keys
+    def action_compare(self) -> None:
+        """`v` marks the highlighted run; `v` on another run of the same task compares them."""
+        row = self.table.selected()
+        if row is None:
+            return
+        first = self.marked
+        if first is None or first.key == row.key:
+            self.marked = None if first is not None else row
+            said = "Unmarked." if first is not None else f"Marked {row.task_id} ({row.mode}, trial {row.trial}): v on another run of this task compares them."
+            self.notify(shown(said, markup=True))
+            return
+        if (first.domain, first.task_id) != (row.domain, row.task_id):
+            self.notify(shown(f"The marked run is of task {first.task_id}; v on a run of that task compares them (Escape: v on it again unmarks).", markup=True), severity="warning")
+            return
+        self.marked = None
+        self.compare(first, row)
+
     def action_toggle_failed(self) -> None:
         self.filter_runs(failed_only=not self.run_filter.failed_only)
 

@@ -50,7 +50,7 @@ class DiffScreen(Screen[None]):
         Binding("end", "jump(-1)", "Last", id="diff.last", show=False),
         Binding("a", "replay('a')", "Replay A", id="diff.replay_a", tooltip="run A in replay at the end of this turn (Esc comes back)"),
         Binding("b", "replay('b')", "Replay B", id="diff.replay_b", tooltip="run B in replay at the end of this turn (Esc comes back)"),
-        Binding("escape", "close", "Close", id="diff.close"),
+        Binding("escape", "close", "Back", id="diff.close"),
         Binding("f1", "help", "Help", id="diff.help"),
     ]
 
