@@ -13,6 +13,7 @@ from ledger_tui.engine.store import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.replay import ReplayScreen
+from ledger_tui.ui.widgets import ReplayBar
 
 ROOT = Path(__file__).resolve().parents[2]
 ON_A_CARD = ROOT / "sessions" / "airline-cancel-on-a-card.jsonl"
@@ -48,6 +49,11 @@ async def test_f_forks_the_cursors_turn_and_the_fork_replays_with_its_parent_nam
     async with make_app(trajectory=fork).run_test(size=(160, 45)) as pilot:
         outcome = str(pilot.app.screen.query_one("#run-outcome", Static).render())
         assert outcome == "fork of airline-cancel-on-a-card.jsonl · own from step 30"
+        bar = pilot.app.screen.query_one(ReplayBar)
+        drawn = "".join(segment.text for segment in bar.render_line(0))
+        assert drawn.count("┳") == 1  # where it branched, on the scrubber
+        track = drawn[drawn.index("▕") + 1 : drawn.index("▏")]
+        assert abs(track.index("┳") - round(30 * (len(track) - 1) / (len(events) - 1))) <= 1
 
 
 async def test_a_run_that_cannot_be_forked_says_why_and_stays_in_replay(tmp_path, monkeypatch):

@@ -145,8 +145,10 @@ class ReplayScreen(WorkbenchScreen):
         started = self.timeline.final.started
         if started is not None and ungated(started.mode):
             self.gate_log.without_gate(started.mode)
-        if started is not None and started.forked_from is not None and self.run_row is None:
-            self._show_fork(started.forked_from.file, started.forked_from.step)
+        if started is not None and started.forked_from is not None:
+            bar.branch = next((i for i, e in enumerate(self.timeline.events) if e.seq >= started.forked_from.step), None)
+            if self.run_row is None:
+                self._show_fork(started.forked_from.file, started.forked_from.step)
         self.cursor = self._start
         self.gate_log.focus()
         # The trajectory, its timeline and the widgets live as long as the screen: out of the

@@ -30,7 +30,7 @@ PREFIX_WIDTH = 18
 
 class ReplayBar(Widget):
     """Reactive `index`, `total`, `speed`, `playing`; `marks` are the steps of gate decisions,
-    `mark_hits(steps)` marks a search's hits over them."""
+    `mark_hits(steps)` marks a search's hits over them, `branch` a fork's branching step."""
 
     index: reactive[int] = reactive(-1)
     total: reactive[int] = reactive(0)
@@ -41,8 +41,9 @@ class ReplayBar(Widget):
         super().__init__(id=id)
         self.marks: dict[int, str] = {}
         self.hits: frozenset[int] = frozenset()  # the steps a search matched
+        self.branch: int | None = None  # a fork's: the step its own events begin at (┳)
         self._hits_drawn = 0  # counts the hits' changes: the kept drawings are by it
-        self._track: tuple[tuple[int, int, int, int, int], list[tuple[str, str]]] | None = None
+        self._track: tuple[tuple[int, int, int, int, int, int | None], list[tuple[str, str]]] | None = None
         # the line after the counter drawn with the slider filled and unfilled, by what it shows
         # (the counter's width among it: a jump can change how many digits the step has)
         self._tails: dict[tuple[object, ...], tuple[Strip, Strip]] = {}
@@ -107,8 +108,8 @@ class ReplayBar(Widget):
             self._hits_drawn += 1
             self.refresh()
 
-    def _track_key(self, width: int) -> tuple[int, int, int, int, int]:
-        return (width, self.total, id(self.marks), len(self.marks), self._hits_drawn)
+    def _track_key(self, width: int) -> tuple[int, int, int, int, int, int | None]:
+        return (width, self.total, id(self.marks), len(self.marks), self._hits_drawn, self.branch)
 
     def _cursor_cell(self, width: int) -> int:
         n = max(self.total - 1, 1)
@@ -124,6 +125,8 @@ class ReplayBar(Widget):
             for step, verdict in self.marks.items():
                 x = min(width - 1, round(step * (width - 1) / n))
                 cells[x] = ("┃", f"verdict-{verdict}")
+            if self.branch is not None:  # a fork: where it left its parent's events
+                cells[min(width - 1, round(self.branch * (width - 1) / n))] = ("┳", "branch")
             for step in self.hits:  # over a decision's mark: the hit is what is looked for
                 cells[min(width - 1, round(step * (width - 1) / n))] = ("◆", "hit")
             self._track = (key, cells)
@@ -144,7 +147,7 @@ class ReplayBar(Widget):
     def _style(self, kind: str, styles: dict[str, Style]) -> Style:
         style = styles.get(kind)
         if style is None:
-            if kind in ("cursor", "hit"):
+            if kind in ("cursor", "hit", "branch"):
                 style = self.get_component_rich_style(f"replay-bar--{kind}", partial=True)
             elif kind:
                 style = self.get_component_rich_style(f"replay-bar--{kind.split('-')[1].lower()}", partial=True)
@@ -156,6 +159,7 @@ class ReplayBar(Widget):
     COMPONENT_CLASSES = {
         "replay-bar--cursor",
         "replay-bar--hit",
+        "replay-bar--branch",
         "replay-bar--track",
         "replay-bar--allow",
         "replay-bar--revise",
