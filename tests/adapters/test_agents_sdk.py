@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-pytest.importorskip("agents", reason="needs the agents extra: pip install 'ledger-tui[agents]'")
-
+# the agents extra is a dev dependency: without it these tests fail at import (they never skip)
 from ledger_tui.adapters.agents_example import converse  # noqa: E402
 from tests.loopback import LoopbackServer, sequence  # noqa: E402
 
