@@ -51,7 +51,8 @@ from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
 from ledger_tui.engine.models import ClientOptions, ModelFactory, ReplayModel  # noqa: E402
 from ledger_tui.engine.session import Session, drain  # noqa: E402
 from ledger_tui.engine.tasks import load_tasks  # noqa: E402
-from ledger_tui.eval.runner import EvalConfig, run_eval  # noqa: E402
+from ledger_tui.eval.runner import run_eval
+from ledger_tui.eval.trial import EvalConfig
 from tests.loopback import serve_in_subprocess  # noqa: E402
 
 

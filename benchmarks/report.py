@@ -42,7 +42,7 @@ from ledger_tui.engine.events import (  # noqa: E402
 )
 from ledger_tui.engine.store import TrajectoryWriter  # noqa: E402
 from ledger_tui.eval.report import report_command  # noqa: E402
-from ledger_tui.eval.runner import TrialResult, trajectory_path  # noqa: E402
+from ledger_tui.eval.trial import TrialResult, trajectory_path
 
 TASKS = 125
 MODES = ("baseline", "ledger", "gate", "full")

@@ -84,3 +84,16 @@ def load_domain(name: str) -> Domain:
             f"Domain {name!r}, a {where}, built {got}; its entry point must return the Domain named {name!r}."
         )
     return domain
+
+
+def domain_for(name: str | None) -> tuple[Domain | None, str]:
+    """The domain a trajectory names, or None and one sentence saying why it is unavailable (the
+    replay and the diff screens show a run whatever its domain's state)."""
+    if not name:
+        return None, "the trajectory does not name its domain"
+    try:
+        return load_domain(name), ""
+    except LedgerTuiError as exc:
+        return None, str(exc)
+    except Exception as exc:  # a domain being written may not import yet
+        return None, f"domain {name!r} could not be loaded ({type(exc).__name__}: {exc})"

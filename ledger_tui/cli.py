@@ -745,7 +745,8 @@ def eval_command(
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
     from ledger_tui.engine.models import ModelFactory, OpenAIModel
-    from ledger_tui.eval.runner import EvalConfig, select_tasks
+    from ledger_tui.eval.runner import select_tasks
+    from ledger_tui.eval.trial import EvalConfig
     from ledger_tui.eval.summary import plot, summarize, table
     from ledger_tui.eval.tau2 import tau2_domain
     from ledger_tui.eval.ray_backend import check_backend
@@ -785,9 +786,9 @@ def eval_command(
         backend=backend, ray_address=ray_address,
     )
     total = len(chosen) * trials * len(mode)
-    from ledger_tui.eval.runner import read_results_file
+    from ledger_tui.eval.results import read_results_file
 
-    from ledger_tui.eval.runner import canonical_ids
+    from ledger_tui.eval.results import canonical_ids
 
     previous, damaged = read_results_file(out)
     previous = canonical_ids(previous, chosen)
@@ -893,7 +894,8 @@ def _failure_words(fresh: list) -> list[str]:
 async def _eval_with_progress(config, total: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ledger_tui.eval.runner import load_results, run_eval
+    from ledger_tui.eval.results import load_results
+    from ledger_tui.eval.runner import run_eval
 
     done_before = len([r for r in load_results(config.out) if not r.infrastructure_error])
     progress = Progress(

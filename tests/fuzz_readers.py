@@ -423,7 +423,7 @@ def _tau2_folder(spec: dict[str, Any], folder: Path) -> None:
 def _results_folder(data: bytes, folder: Path) -> None:
     """An eval folder's results.jsonl through eval's resume, report and browse."""
     from ledger_tui.eval.report import build_report
-    from ledger_tui.eval.runner import read_results_file
+    from ledger_tui.eval.results import read_results_file
     from ledger_tui.ui.run_index import load_runs
 
     run = fresh(folder, "eval")

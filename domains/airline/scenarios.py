@@ -14,7 +14,7 @@ import random
 from datetime import timedelta
 from typing import Any, Callable
 
-from ledger_tui.domains.airline.generate import (
+from ledger_tui.domains.airline.parts import (
     FREE_BAGS,
     NOW,
     TODAY,

@@ -29,13 +29,13 @@ from ledger_tui.engine.errors import (
 )
 from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
 from ledger_tui.engine.reading import MAX_DEPTH, too_deep
+from ledger_tui.engine.tokens import Message, estimate_tokens, message_tokens
 
 # The model clients send over `transport.FastTransport` (a fraction of the CPU per call of the HTTP
 # library's own pool); LEDGER_TUI_HTTP=default (read as each endpoint's clients are made) keeps the
 # library's transport, as before.
 HTTP_SETTING = "LEDGER_TUI_HTTP"
 
-Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,6 @@ class Model(Protocol):
     name: str
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn: ...
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap, deterministic token estimate (about four characters a token)."""
-    return (len(text) + 3) // 4
 
 
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
@@ -101,8 +96,6 @@ class ScriptedModel:
         turn = self.queue.popleft()
         if turn.prompt_tokens or turn.completion_tokens:
             return turn
-        from ledger_tui.engine.prompt import message_tokens
-
         prompt = sum(message_tokens(m) for m in messages)
         completion = estimate_tokens(turn.text) + sum(
             estimate_tokens(json.dumps(c.arguments)) + 8 for c in turn.tool_calls

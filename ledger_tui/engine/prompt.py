@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger_tui.engine.models import Message, estimate_tokens
+from ledger_tui.engine.tokens import Message, estimate_tokens, message_tokens
 
 INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exactly.
 - Use the tools to look things up; never invent records, ids or amounts.
@@ -46,24 +46,6 @@ def build_messages(system: str, transcript: list[Message], ledger_block: str | N
         return [{"role": "system", "content": system}, *transcript, block]
     latest = max((i for i, m in enumerate(transcript) if m.get("role") == "user"), default=len(transcript))
     return [{"role": "system", "content": system}, *transcript[:latest], block, *transcript[latest:]]
-
-
-_MESSAGE_TOKENS: dict[int, tuple[Message, int]] = {}
-
-
-def message_tokens(message: Message) -> int:
-    """Estimated tokens of one chat message; cached per message object (transcripts only grow)."""
-    hit = _MESSAGE_TOKENS.get(id(message))
-    if hit is not None and hit[0] is message:
-        return hit[1]
-    size = len(str(message.get("content") or "")) + 8
-    for call in message.get("tool_calls") or ():
-        size += len(call["function"]["name"]) + len(call["function"]["arguments"]) + 16
-    tokens = (size + 3) // 4
-    if len(_MESSAGE_TOKENS) > 200_000:
-        _MESSAGE_TOKENS.clear()
-    _MESSAGE_TOKENS[id(message)] = (message, tokens)
-    return tokens
 
 
 def token_split(

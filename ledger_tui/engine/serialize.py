@@ -14,24 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ledger_tui.engine.encoding import canonical_text, is_model_type
+
 # The encoders of `json.dumps(value, default=str, ...)`, made once: `json.dumps` with any option
 # makes a new encoder on every call, which costs more than encoding a small record.
 _plain_text = json.JSONEncoder(default=str).encode
-canonical_text = json.JSONEncoder(sort_keys=True, default=str).encode
 _compact_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
-
-
-_MODEL_TYPES: dict[type, bool] = {}  # type -> is it a pydantic model class
-
-
-def is_model_type(t: type) -> bool:
-    """Is `t` a pydantic model class? Told by a dict lookup after the first time: `isinstance(…,
-    BaseModel)` asks the ABC machinery (Python code), which a call often finds out of the CPU's
-    caches."""
-    found = _MODEL_TYPES.get(t)
-    if found is None:
-        found = _MODEL_TYPES[t] = isinstance(t, type) and issubclass(t, BaseModel)
-    return found
 
 
 def _convert(value: Any, inside_record: bool) -> Any:

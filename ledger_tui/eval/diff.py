@@ -28,7 +28,6 @@ from ledger_tui.engine.events import (
     GateDecision,
     LedgerUpdated,
     SessionEnded,
-    SessionStarted,
     ToolCall,
     ToolCallProposed,
     ToolResult,
@@ -243,7 +242,7 @@ def reward_in_folder(path: Path) -> float | None:
     """The reward `eval` recorded for the trajectory at `path` in the results.jsonl of its output
     folder (`OUT/trajectories/<domain>/<mode>/<file>`); None when there is none, or it cannot be read."""
     from ledger_tui.eval.report import find_trajectory
-    from ledger_tui.eval.runner import RESULTS, read_results_file
+    from ledger_tui.eval.results import RESULTS, read_results_file
 
     parents = Path(path).resolve().parents
     if len(parents) < 4 or parents[2].name != "trajectories":

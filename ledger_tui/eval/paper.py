@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping
 
 from ledger_tui.eval.passk import pass_k_curve
-from ledger_tui.eval.report import mode_key
+from ledger_tui.eval.ordering import mode_key
 
 SUBSETS = ("all", "write", "no write")
 

@@ -78,7 +78,7 @@ class ShardActor:
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
         """One run's message; a result carries its trajectory's bytes last."""
         from ledger_tui.engine.store import taken
-        from ledger_tui.eval.runner import trajectory_path
+        from ledger_tui.eval.trial import trajectory_path
 
         await self.ready.wait()
         if self.stopped or self.shard is None:

@@ -50,7 +50,7 @@ from ledger_tui.eval.shards import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from ledger_tui.eval.runner import EvalConfig, TrialResult
+    from ledger_tui.eval.trial import EvalConfig, TrialResult
 
 BACKENDS = ("local", "ray")
 INSTALL = "pip install 'ledger-tui[ray]'"
@@ -262,7 +262,7 @@ class _Actors:
 
     def _land(self, message: tuple) -> tuple:
         """Write a finished run's trajectory where a run on this machine would have written it."""
-        from ledger_tui.eval.runner import trajectory_path
+        from ledger_tui.eval.trial import trajectory_path
 
         _, index, data, trajectory = message
         try:

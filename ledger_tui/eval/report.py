@@ -63,6 +63,7 @@ from ledger_tui.engine.events import (
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.engine.tasks import Action, Task, by_name, load_tasks
 from ledger_tui.eval.grade import PASSING_TERMINATIONS, communicated
+from ledger_tui.eval.ordering import mode_key, natural_key
 
 MISSED_WRITE = "missed required write"
 WRONG_ARGUMENTS = "wrong arguments"
@@ -95,7 +96,6 @@ PRECEDENCE: tuple[str, ...] = (
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 REVISE_LIMIT = "revise limit"
-MODE_ORDER = ("baseline", "irma", "ledger", "gate", "full")  # the paper's baselines first
 RESULTS = "results.jsonl"
 
 
@@ -423,14 +423,6 @@ class RunReport:
         return out
 
 
-def mode_key(mode: str) -> tuple[int, str]:
-    return (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode)
-
-
-def natural_key(text: str) -> tuple:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
-
-
 @dataclass
 class ModeOutcome:
     """One task in one mode: runs graded (infrastructure errors left out, as in pass^k), passes."""
@@ -640,7 +632,7 @@ def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id
     copied folder reads its own files, never the original's), else where eval puts it. Returns the
     path and whether it exists; a missing one is the in-folder path it should have had."""
     from ledger_tui.eval.outputs import OutputError
-    from ledger_tui.eval.runner import trajectory_path
+    from ledger_tui.eval.trial import trajectory_path
 
     root = folder.resolve()
     path = Path(recorded)
@@ -662,7 +654,7 @@ def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id
 
 def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[RunReport], list[Any]]:
     """The runs of results.jsonl, classified, and the results as recorded."""
-    from ledger_tui.eval.runner import read_results_file
+    from ledger_tui.eval.results import read_results_file
 
     runs: list[RunReport] = []
     domains: dict[str, Domain | None] = {}

@@ -40,7 +40,7 @@ from ledger_tui.eval import interrupt
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ledger_tui.eval.runner import EvalConfig, TrialResult
+    from ledger_tui.eval.trial import EvalConfig, TrialResult
 
 STOP_GRACE = 5.0  # seconds a stopped shard has to send back what it finished and end
 
@@ -153,7 +153,7 @@ class Shard:
 
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
         """One run: `("result", index, data)`, or `("failed", index, words, ours)` if it raised."""
-        from ledger_tui.eval.runner import run_one
+        from ledger_tui.eval.trial import run_one
 
         try:
             result = await run_one(self.config, self.config.tasks[position], trial, mode)
@@ -233,7 +233,7 @@ async def dispatch(
 ) -> None:
     """Run `todo` on the shards of `pool`; `record` (awaited) is called here for each finished run,
     in the order they finish; `on_start` once the first shard is ready."""
-    from ledger_tui.eval.runner import TrialResult
+    from ledger_tui.eval.trial import TrialResult
 
     places = positions(config)
     queue = deque((i, places[id(task)], trial, mode) for i, (task, trial, mode) in enumerate(todo))
@@ -332,7 +332,7 @@ async def dispatch(
 
 async def _drain(pool: list[Lane], events: asyncio.Queue, record: Callable[[TrialResult], Any]) -> None:
     """After a stop: record the runs the shards finished, until each has said bye or gone."""
-    from ledger_tui.eval.runner import TrialResult
+    from ledger_tui.eval.trial import TrialResult
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + STOP_GRACE

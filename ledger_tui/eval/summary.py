@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ledger_tui.eval.passk import pass_k_curve
-from ledger_tui.eval.report import mode_key
-from ledger_tui.eval.runner import TrialResult
+from ledger_tui.eval.ordering import mode_key
+from ledger_tui.eval.trial import TrialResult
 
 
 @dataclass

@@ -534,7 +534,7 @@ def _eval_rewards(folder: Path, warnings: list[str]) -> dict[Path, float]:
     its trajectory's last event."""
     if not (folder / "results.jsonl").exists():
         return {}
-    from ledger_tui.eval.runner import read_results_file
+    from ledger_tui.eval.results import read_results_file
 
     try:
         results, damaged = read_results_file(folder)

@@ -50,7 +50,7 @@ from ledger_tui.eval.shards import (
 )
 
 if TYPE_CHECKING:
-    from ledger_tui.eval.runner import EvalConfig, TrialResult
+    from ledger_tui.eval.trial import EvalConfig, TrialResult
 
 __all__ = ["WorkerError", "WorkerSpec", "shares", "cores", "default_workers", "check_workers", "run_sharded"]
 

@@ -18,6 +18,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ledger_tui.domains import domain_for
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
@@ -142,20 +143,6 @@ class LedgerWorkbench(App[None]):
         # a quit that comes after an error (Textual sets return code 1 and closes) keeps its status:
         # exit() would set 0. On Python 3.12+ (eager tasks) a key pressed as the app fails gets here
         self.exit(return_code=self.return_code or 0)
-
-
-def domain_for(name: str | None) -> tuple[Domain | None, str]:
-    """The domain a trajectory names, or None and one sentence saying why it is unavailable."""
-    if not name:
-        return None, "the trajectory does not name its domain"
-    try:
-        from ledger_tui.domains import load_domain
-
-        return load_domain(name), ""
-    except LedgerTuiError as exc:
-        return None, str(exc)
-    except Exception as exc:  # a domain being written may not import yet
-        return None, f"domain {name!r} could not be loaded ({type(exc).__name__}: {exc})"
 
 
 def make_app(

@@ -18,7 +18,8 @@ from typing import Iterable, get_args
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Category, GateDecided
 from ledger_tui.engine.store import read_trajectory
-from ledger_tui.eval.report import PRECEDENCE, Finding, build_report, mode_key, natural_key
+from ledger_tui.eval.ordering import mode_key, natural_key
+from ledger_tui.eval.report import PRECEDENCE, Finding, build_report
 
 SHORT_CLASS = {
     "missed required write": "missed write",
@@ -134,7 +135,7 @@ def _counts_from_events(path: Path) -> GateCounts:
 
 
 def _counts_from_results(folder: Path) -> dict[tuple[str, str, int, str], tuple[int, int, int]]:
-    from ledger_tui.eval.runner import load_results
+    from ledger_tui.eval.results import load_results
 
     return {(r.domain, r.task_id, r.trial, r.mode): (r.allow, r.revise, r.block) for r in load_results(folder)}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.eval import responder_for
-from ledger_tui.eval.runner import load_results
+from ledger_tui.eval.results import load_results
 from tests.cli.test_cli import ROOT, cli, one_sentence_error
 from tests.loopback import LoopbackServer
 

@@ -217,7 +217,7 @@ def test_a_damaged_last_results_line_is_skipped_with_a_warning_and_redone(tmp_pa
         "--consent", "text",
     )
     assert status == 0, err
-    from ledger_tui.eval.runner import load_results
+    from ledger_tui.eval.results import load_results
 
     assert sorted(r.trial for r in load_results(tmp_path / "runs")) == [0, 1, 2]
     assert "resuming runs: 2 of 3 runs already done, 1 to run" in err

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ledger_tui.eval.outputs import OutputError, file_part, fresh_name, inside
-from ledger_tui.eval.runner import trajectory_path
+from ledger_tui.eval.trial import trajectory_path
 from ledger_tui.ui.run_index import load_runs
 from tests.eval.tau2_fixture import write_results
 from tests.hostile import files_under

@@ -261,7 +261,7 @@ async def test_an_evaluated_run_puts_the_question_to_the_customer_simulator_and_
     it hears a card), its reply is read by the closed reader, and the write runs on its yes."""
     from ledger_tui.engine.models import FunctionModel
     from ledger_tui.engine.tasks import load_tasks
-    from ledger_tui.eval.runner import run_llm_trial
+    from ledger_tui.eval.trial import run_llm_trial
 
     domain = load_domain("airline")
     task = load_tasks(domain.tasks_path)[0]

@@ -25,7 +25,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.store import write_trajectory
 from ledger_tui.engine.tasks import Task
-from ledger_tui.eval.runner import TrialResult, trajectory_path
+from ledger_tui.eval.trial import TrialResult, trajectory_path
 
 
 def task(task_id: str, *actions: dict[str, Any], facts: list[str] | None = None, forbidden: dict[str, Any] | None = None) -> Task:

@@ -26,7 +26,9 @@ from ledger_tui.engine.events import Notice
 from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.store import read_trajectory
-from ledger_tui.eval.runner import RESULTS, EvalConfig, load_results, run_eval
+from ledger_tui.eval.results import RESULTS, load_results
+from ledger_tui.eval.runner import run_eval
+from ledger_tui.eval.trial import EvalConfig
 from ledger_tui.eval.summary import summarize
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer

@@ -7,7 +7,9 @@ import pytest
 
 from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel
 from ledger_tui.engine.store import read_trajectory
-from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
+from ledger_tui.eval.results import load_results
+from ledger_tui.eval.runner import run_eval
+from ledger_tui.eval.trial import EvalConfig
 from ledger_tui.eval.summary import plot, summarize, table
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer

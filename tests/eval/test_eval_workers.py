@@ -15,7 +15,9 @@ import pytest
 
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.models import ClientOptions, ModelFactory
-from ledger_tui.eval.runner import EvalConfig, load_results, run_eval, worker_count
+from ledger_tui.eval.results import load_results
+from ledger_tui.eval.runner import run_eval, worker_count
+from ledger_tui.eval.trial import EvalConfig
 from ledger_tui.eval.workers import WorkerError, check_workers, default_workers, shares
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer

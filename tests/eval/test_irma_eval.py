@@ -12,7 +12,9 @@ from ledger_tui.engine.irma import CONSTRAINTS_SYSTEM, TOOLS_SYSTEM
 from ledger_tui.engine.models import ModelFactory
 from ledger_tui.engine.store import read_trajectory
 from ledger_tui.eval import paper
-from ledger_tui.eval.runner import EvalConfig, load_results, run_eval
+from ledger_tui.eval.results import load_results
+from ledger_tui.eval.runner import run_eval
+from ledger_tui.eval.trial import EvalConfig
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer
 
@@ -110,7 +112,7 @@ async def test_irma_and_baseline_side_by_side_count_every_helper_token(toy_domai
 
 
 def test_results_written_before_helper_counts_read_as_zero(tmp_path):
-    from ledger_tui.eval.runner import parse_result
+    from ledger_tui.eval.results import parse_result
 
     line = json.dumps({
         "domain": "toy", "task_id": "t", "trial": 0, "mode": "full", "agent": "m", "reward": 1.0,

@@ -149,7 +149,7 @@ class DiffScreen(Screen[None]):
 
     def action_replay(self, side: str) -> None:
         """Replay run `side` ("a" or "b") on top of this screen, at the end of the cursor's turn."""
-        from ledger_tui.ui.app import domain_for
+        from ledger_tui.domains import domain_for
         from ledger_tui.ui.screens.replay import ReplayScreen
 
         run = self.found.a if side == "a" else self.found.b

@@ -1,0 +1,95 @@
+"""The results file of an evaluation (`results.jsonl`): one graded run a line, appended as each run
+ends; read back for resume, `report`, `browse` and `audit`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Iterable
+
+from pydantic import TypeAdapter, ValidationError
+
+from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.engine.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
+from ledger_tui.engine.tasks import Task
+
+from ledger_tui.eval.trial import TrialResult
+
+RESULTS = "results.jsonl"
+
+class ResultsError(LedgerTuiError):
+    """A results.jsonl that cannot be read."""
+
+
+_RESULT: TypeAdapter[TrialResult] = TypeAdapter(TrialResult)
+
+
+def parse_result(line: str) -> TrialResult:
+    """One line of results.jsonl, or ValueError saying in words what is wrong with it."""
+    problem = line_problem(line)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"it is not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError(f"it is nested more than {MAX_DEPTH} levels deep") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"it should be a JSON object (got {brief(data)})")
+    try:
+        result = _RESULT.validate_python(data)
+    except ValidationError as exc:
+        raise ValueError(words(exc)) from None
+    if not (math.isfinite(result.reward) and 0.0 <= result.reward <= 1.0):
+        raise ValueError(f"reward should be a number from 0 to 1 (got {result.reward!r})")
+    if result.trial < 0:
+        raise ValueError(f"trial should not be negative (got {result.trial})")
+    return result
+
+
+def read_results_file(out: Path) -> tuple[list[TrialResult], list[str]]:
+    """The runs recorded in `out`/results.jsonl and warnings. A damaged last line (a run cut short
+    while its line was written) is skipped with a warning and that run is redone; damage before
+    it is one sentence (ResultsError) naming the line, before anything is written."""
+    path = out / RESULTS
+    if not path.exists():
+        return [], []
+    text = read_text(path, ResultsError, "pass the --out folder of `ledger-tui eval`")
+    numbered = list(json_lines(text))
+    results: list[TrialResult] = []
+    warnings: list[str] = []
+    for pos, (lineno, line) in enumerate(numbered):
+        try:
+            results.append(parse_result(line))
+        except ValueError as exc:
+            if pos == len(numbered) - 1:
+                warnings.append(
+                    f"Line {lineno} of {path} is incomplete or damaged ({exc}) and was skipped; "
+                    "`ledger-tui eval` on the folder redoes that run."
+                )
+                break
+            raise ResultsError(
+                f"Line {lineno} of {path} is damaged: {exc}; repair or remove that line "
+                "(`ledger-tui eval` on the folder then redoes that run)."
+            ) from None
+    return results, warnings
+
+
+def canonical_ids(results: list[TrialResult], tasks: Iterable[Task]) -> list[TrialResult]:
+    """Results recorded under a task's former id, under its id now (a resume does not redo them)."""
+    from ledger_tui.engine.tasks import by_name
+
+    named = by_name(tasks)
+    for r in results:
+        task = named.get(r.task_id)
+        if task is not None and task.id != r.task_id:
+            r.task_id = task.id
+    return results
+
+
+def load_results(out: Path) -> list[TrialResult]:
+    """The runs recorded in `out` (see `read_results_file`; its warnings are left out)."""
+    return read_results_file(out)[0]
