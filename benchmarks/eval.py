@@ -117,7 +117,7 @@ def throughput(
 ) -> None:
     import os
 
-    from ledger_tui.eval.workers import default_workers
+    from ledger_tui.eval.backends.processes import default_workers
 
     domain, task = _task(domain_name)
     gold = asyncio.run(run_gold(domain, task))
@@ -291,8 +291,8 @@ def main() -> None:
     if "ray" in backends:
         import logging
 
-        from ledger_tui.eval.ray_backend import need_ray
-        from ledger_tui.eval.workers import cores
+        from ledger_tui.eval.backends.ray_cluster import need_ray
+        from ledger_tui.eval.backends.processes import cores
 
         try:
             ray = need_ray()

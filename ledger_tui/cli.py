@@ -749,8 +749,8 @@ def eval_command(
     from ledger_tui.eval.trial import EvalConfig
     from ledger_tui.eval.summary import plot, summarize, table
     from ledger_tui.eval.tau2 import tau2_domain
-    from ledger_tui.eval.ray_backend import check_backend
-    from ledger_tui.eval.workers import Tau2DomainSource, check_workers
+    from ledger_tui.eval.backends.ray_cluster import check_backend
+    from ledger_tui.eval.backends.processes import Tau2DomainSource, check_workers
 
     for m in mode:
         _check_mode(m)

@@ -10,7 +10,6 @@ pass^k, as τ²-bench does.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -19,16 +18,16 @@ from typing import Awaitable, Callable, Iterable, Iterator
 
 
 from ledger_tui.engine.tasks import Task
-from ledger_tui.eval import interrupt
 from ledger_tui.eval.results import RESULTS, canonical_ids, load_results
-from ledger_tui.eval.trial import EvalConfig, TrialResult, run_one
+from ledger_tui.eval.trial import EvalConfig, TrialResult
+from ledger_tui.eval.backends.local import run_local
 from ledger_tui.eval.grade import tau2_gold_digests
 
 
 def worker_count(config: EvalConfig, runs: int) -> int:
     """The worker processes this eval uses: --workers (or its default), no more than the sessions
     in flight or the runs to do."""
-    from ledger_tui.eval.workers import check_workers, default_workers
+    from ledger_tui.eval.backends.processes import check_workers, default_workers
 
     check_workers(config.workers, max(1, config.concurrency))
     wanted = config.workers if config.workers is not None else default_workers(config.concurrency)
@@ -60,7 +59,8 @@ async def run_eval(
     """Run every (task, trial, mode) not already in `results.jsonl`; returns all results. A
     results.jsonl damaged before its last line, or a task whose initial state cannot be applied,
     stops it before anything is written. With more than one worker the runs go to worker processes
-    (eval/workers.py), with backend "ray" to Ray actors (eval/ray_backend.py), and this process
+    (eval/backends/processes.py), with backend "ray" to Ray actors (eval/backends/ray_cluster.py),
+    else they run here (eval/backends/local.py); this process
     stays the one writer of results.jsonl. `on_start` is called once the runs start (with workers:
     once the first worker is ready). It is the folder's one writer while it runs (folder_lock.py):
     another `eval` or `import-tau2` into it stops with FolderBusyError."""
@@ -89,11 +89,11 @@ async def _run_eval(
     workers = 0 if on_ray else worker_count(config, len(todo))
     pool = cluster = None
     if on_ray:
-        from ledger_tui.eval.ray_backend import Cluster
+        from ledger_tui.eval.backends.ray_cluster import Cluster
 
         cluster = Cluster.join(config, len(todo))  # its actors start up while this process prepares
     elif workers > 1:
-        from ledger_tui.eval.workers import abandon, check_shardable, spawn
+        from ledger_tui.eval.backends.processes import abandon, check_shardable, spawn
 
         check_shardable(config)
         pool = spawn(config, workers)  # they start up while this process prepares
@@ -105,7 +105,6 @@ async def _run_eval(
         if cluster is not None:
             await cluster.aclose()
         raise
-    semaphore = asyncio.Semaphore(max(1, config.concurrency))
     lock = asyncio.Lock()
     results = list(kept)
 
@@ -128,47 +127,12 @@ async def _run_eval(
         return results
 
     if workers > 1:
-        from ledger_tui.eval.workers import run_sharded
+        from ledger_tui.eval.backends.processes import run_sharded
 
         await run_sharded(config, todo, workers, record, on_start, pool)
         return results
 
-    flying = {"n": 0}
-    watched = interrupt.current()
-    if watched is not None:
-        watched.in_flight = lambda: flying["n"]
-
-    async def one(task: Task, trial: int, mode: str) -> None:
-        async with semaphore:
-            if interrupt.winding_down():
-                return  # Ctrl-C: the runs in flight finish, this one does not start
-            flying["n"] += 1
-            try:
-                result = await run_one(config, task, trial, mode)
-            finally:
-                flying["n"] -= 1
-        await record(result)
-
-    if on_start is not None:
-        on_start()
-    gc.freeze()
-    pending: list[asyncio.Task[None]] = []
-    try:
-        for t, n, m in todo:
-            pending.append(asyncio.create_task(one(t, n, m)))
-            # Yield once per trial started, so the trials already running send their requests
-            # while the next one sets up; otherwise every first request waits for every set-up
-            # and all the replies arrive at once.
-            await asyncio.sleep(0)
-        await asyncio.gather(*pending)
-    except BaseException:
-        # an interruption (or a bug) stops every trial still running; finished ones are on disk
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-        raise
-    finally:
-        gc.unfreeze()
+    await run_local(config, todo, record, on_start)
     return results
 
 

@@ -243,14 +243,14 @@ class EvalConfig:
     compact: bool = False
     max_turns: int = 30
     session_options: dict[str, Any] = field(default_factory=dict)  # context_window, ledger_at, consent
-    # worker processes (None: 1 below 64 concurrent sessions, else one a core; see eval/workers.py),
+    # worker processes (None: 1 below 64 concurrent sessions, else one a core; see eval/backends/processes.py),
     # each running a share of `concurrency`; with more than one, `domain_source` rebuilds the domain
     # in each (a picklable callable), and `agent_model`/`user_model` must be picklable too
     # (`models.ModelFactory`)
     workers: int | None = None
     domain_source: Callable[[], Domain] | None = None
     # where the workers run: "local" (processes of this machine) or "ray" (Ray actors, always,
-    # even one; see eval/ray_backend.py), on the cluster at `ray_address` (None: $RAY_ADDRESS, else
+    # even one; see eval/backends/ray_cluster.py), on the cluster at `ray_address` (None: $RAY_ADDRESS, else
     # a local Ray instance started for the eval)
     backend: str = "local"
     ray_address: str | None = None

@@ -25,12 +25,12 @@ from ledger_tui.domains import load_domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.gold import fresh_environment
 from ledger_tui.engine.tasks import load_tasks
-from ledger_tui.eval.ray_actor import ShippedDomain
-from ledger_tui.eval.ray_backend import INSTALL, Cluster, RayError, check_backend
+from ledger_tui.eval.backends.ray_actor import ShippedDomain
+from ledger_tui.eval.backends.ray_cluster import INSTALL, Cluster, RayError, check_backend
 from ledger_tui.eval.results import load_results
 from ledger_tui.eval.runner import run_eval
 from ledger_tui.eval.trial import EvalConfig
-from ledger_tui.eval.workers import Tau2DomainSource
+from ledger_tui.eval.backends.processes import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
 from tests.cli.test_eval_workers_cli import RUNS as CLI_RUNS
 from tests.cli.test_eval_workers_cli import held, in_flight, interrupt_once, start, wait_for_lines  # noqa: F401  (held: a fixture)

@@ -18,7 +18,7 @@ from ledger_tui.engine.models import ClientOptions, ModelFactory
 from ledger_tui.eval.results import load_results
 from ledger_tui.eval.runner import run_eval, worker_count
 from ledger_tui.eval.trial import EvalConfig
-from ledger_tui.eval.workers import WorkerError, check_workers, default_workers, shares
+from ledger_tui.eval.backends.processes import WorkerError, check_workers, default_workers, shares
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer
 from tests.toy_domain import build_toy
@@ -95,7 +95,7 @@ def test_the_worker_count_its_default_and_the_split_of_sessions():
 
 
 def test_the_default_falls_back_to_one_process_for_a_config_workers_cannot_rebuild(tmp_path, monkeypatch):
-    from ledger_tui.eval import workers
+    from ledger_tui.eval.backends import processes as workers
 
     monkeypatch.setattr(workers, "cores", lambda: 4)
 

@@ -9,7 +9,7 @@ with short runs takes more of them), and each finished run comes back over the w
 appended to results.jsonl and counted on the progress bar exactly as a run of its own. A worker
 writes the trajectories of its runs, whose paths are unique per (domain, mode, task, trial).
 What a worker does with a run and what the parent does with what comes back is shared with the
-Ray backend (eval/shards.py); this module is the part that is about processes and pipes.
+Ray backend (eval/backends/shards.py); this module is the part that is about processes and pipes.
 
 What can go wrong is said in one sentence and nothing finished is lost:
 
@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ledger_tui.eval.shards import (
+from ledger_tui.eval.backends.shards import (
     STOP_GRACE,
     Lane,
     Shard,

@@ -1,4 +1,4 @@
-"""The Ray actors' side of `eval --backend ray` (the writer's side is eval/ray_backend.py).
+"""The Ray actors' side of `eval --backend ray` (the writer's side is eval/backends/ray_cluster.py).
 
 An actor may run on a machine that shares no file system with the one running eval, so what it
 needs comes as data (`ShippedDomain`), its trajectories are kept in memory and each travels back
@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ledger_tui.eval.shards import Shard, setup_failed
+from ledger_tui.eval.backends.shards import Shard, setup_failed
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Ray is an existing engine for running Python on a cluster (`ray start --head` on one machine,
 `ray start --address=HEAD:6379` on the others); this module is the thin part that is about Ray.
-Everything else is the worker processes' own code (eval/shards.py): each actor holds a `Shard`
+Everything else is the worker processes' own code (eval/backends/shards.py): each actor holds a `Shard`
 (its own event loop, its own model clients, its share of `--concurrency`), and this process stays
 the one writer of results.jsonl, resume and the progress bar, recording each run as it finishes.
 
@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.eval.ray_actor import ShardActor, ShippedDomain
-from ledger_tui.eval.shards import (
+from ledger_tui.eval.backends.ray_actor import ShardActor, ShippedDomain
+from ledger_tui.eval.backends.shards import (
     STOP_GRACE,
     Lane,
     WorkerError,
@@ -330,7 +330,7 @@ class Cluster:
         return cluster
 
     def start(self, config: EvalConfig, runs: int) -> None:
-        from ledger_tui.eval.workers import default_workers
+        from ledger_tui.eval.backends.processes import default_workers
 
         cpus = int(self.ray.cluster_resources().get("CPU", 0))
         wanted = config.workers if config.workers is not None else default_workers(config.concurrency, cpus)

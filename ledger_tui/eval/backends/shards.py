@@ -1,7 +1,7 @@
 """What every way of sharding an eval shares: a shard's side and the one writer's side.
 
-An eval's runs can go to worker processes on this machine (eval/workers.py) or to Ray actors on a
-cluster (eval/ray_backend.py). Both are a *backend* that only moves messages; the rest is here, so
+An eval's runs can go to worker processes on this machine (eval/backends/processes.py) or to Ray actors on a
+cluster (eval/backends/ray_cluster.py). Both are a *backend* that only moves messages; the rest is here, so
 the two behave alike:
 
 - **A shard** (in a worker process or an actor) builds its config from a `WorkerSpec`, prepares
