@@ -531,7 +531,7 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store import read_trajectory
-    from ledger_tui.explain import category_counts, decisions, disclosure_lines, explain_decision, waits_lines
+    from ledger_tui.explain import asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
 
     trajectory = resolve_session(trajectory)
     loaded = read_trajectory(trajectory)
@@ -557,15 +557,15 @@ def why(
         else:
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
+    asked = asks_and_answers(loaded.events)
+    out: list[str] = []  # said at once: a long file's thousands of explanations, one write
     for i, event in enumerate(chosen):
         if i:
-            say("")
-        for line in explain_decision(event, policy):
-            say(line)
-        for line in waits_lines(loaded.events, event.decision.call.id):
-            say(line)
-        for line in disclosure_lines(loaded.events, event):
-            say(line)
+            out.append("")
+        out.extend(explain_decision(event, policy))
+        out.extend(waits_lines(asked, event.decision.call.id))
+        out.extend(disclosure_lines(loaded.events, event))
+    say("\n".join(out))
     stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW and e.decision.category() != "disclosure"]
     withheld = [e for e in chosen if e.decision.category() == "disclosure"]
     if len(chosen) > 1 and (stops or withheld):
@@ -692,8 +692,8 @@ def replay(
     from ledger_tui.ui.launch import replay as launch_replay
 
     trajectory = resolve_session(trajectory)
-    read_trajectory(trajectory)  # fail here, in one sentence, if the file is unusable
-    _tui_status(launch_replay(trajectory, step))
+    loaded = read_trajectory(trajectory)  # fail here, in one sentence, if the file is unusable
+    _tui_status(launch_replay(trajectory, step, loaded))
 
 
 @app.command("eval")

@@ -183,6 +183,14 @@ def question_lines(question: QuestionRequested, answer: QuestionAnswered | None,
     return lines
 
 
+def asks_and_answers(events: Iterable[Event]) -> list[Event]:
+    """The cards and questions of a trajectory and their answers, in order: all that `waits_lines`
+    reads. Explaining every decision of a long file, pass these instead of every event (each
+    decision otherwise rescans the whole file: 90 s for the 4,854 decisions of 100,000 events)."""
+    kinds = (ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered)
+    return [e for e in events if isinstance(e, kinds)]
+
+
 def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[str]:
     """What a held call waited on, as `why` prints it: its question, its card."""
     lines: list[str] = []

@@ -25,7 +25,7 @@ from ledger_tui.engine.events import Event
 from ledger_tui.engine.models import Model, NoModel
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store import LoadedTrajectory, read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
 from ledger_tui.ui.run_index import load_runs
 from ledger_tui.ui.screens.browse import BrowseScreen
@@ -155,6 +155,7 @@ def make_app(
     session: Session | None = None,
     trajectory: Path | None = None,
     events: list[Event] | None = None,
+    loaded: LoadedTrajectory | None = None,
     step: int | None = None,
     keymap: Mapping[str, str] | None = None,
     folder: Path | None = None,
@@ -171,7 +172,8 @@ def make_app(
     if trajectory is not None or events is not None:
         warnings: list[str] = []
         if events is None:
-            loaded = read_trajectory(trajectory)  # type: ignore[arg-type]
+            if loaded is None:  # (the CLI passes the file it has read to check it: read once)
+                loaded = read_trajectory(trajectory)  # type: ignore[arg-type]
             events, warnings = loaded.events, loaded.warnings
         problem = ""
         if domain is None:

@@ -12,6 +12,7 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.models import Model
 
 if TYPE_CHECKING:
+    from ledger_tui.engine.store import LoadedTrajectory
     from ledger_tui.eval.diff import RunDiff
 from ledger_tui.engine.session import Session
 
@@ -38,11 +39,12 @@ def play_session(session: Session) -> int:
     return _run(make_app(session=session))
 
 
-def replay(path: Path, step: int | None) -> int:
-    """Step through the trajectory at `path`, opening at `step` (default: the end)."""
+def replay(path: Path, step: int | None, loaded: LoadedTrajectory | None = None) -> int:
+    """Step through the trajectory at `path`, opening at `step` (default: the end); `loaded`: the
+    file as already read (it is not read again)."""
     from ledger_tui.ui.app import make_app
 
-    return _run(make_app(trajectory=Path(path), step=step))
+    return _run(make_app(trajectory=Path(path), loaded=loaded, step=step))
 
 
 def browse(folder: Path) -> int:
