@@ -42,7 +42,6 @@ from ledger_tui.engine.events import (
     GateDecided,
     GateDecision,
     QuestionAnswered,
-    QuestionChoice,
     QuestionRequested,
     SessionStarted,
     ToolCall,
@@ -53,7 +52,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback
-from ledger_tui.engine.ledger import absorb
+from ledger_tui.engine.ledger import answered as answered_fact
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
 from ledger_tui.engine.serialize import jsonable
 from ledger_tui.engine.store import write_trajectory
@@ -322,30 +321,21 @@ class PolicyGate:
         return ToolCall(id=f"api_{self._ids}", name=tool, arguments=jsonable(arguments))
 
     def _card(self, call: ToolCall) -> str:
-        rendered = cards.render(self.domain, [call], self._state.ledger, self._state.context())
-        self._emit(ConfirmationRequested(
-            card=f"card_{1 + self._state.totals.cards}", calls=[call], lines=rendered.lines, text=rendered.text,
-            families=rendered.families, values=rendered.values,
-        ))
-        return rendered.text
+        card = self._emit(cards.request(self.domain, [call], self._state.ledger, self._state.context(), 1 + self._state.totals.cards))
+        return card.text
 
     def _ask(self, path: str, call: ToolCall) -> str:
         key, record = questions.path_parts(path)
         declared = questions.needed(self.domain.questions, key)
         if declared is None:
             return f"(the {self.domain.name} domain declares no question for {key!r}: the call stays held)"
-        text = declared.text(record, None)
-        self._emit(QuestionRequested(
-            question=f"question_{1 + self._state.totals.questions}", key=key, record=record, calls=[call],
-            choices=[QuestionChoice(value=c.value, label=c.label) for c in declared.choices], text=text,
-        ))
-        return text
+        return self._emit(questions.request(declared, record, [call], 1 + self._state.totals.questions)).text
 
     def _answer_card(self, card: ConfirmationRequested, text: str) -> Reply:
         reading = answer_reading(text, cards.card_words(card, self._state.context().year))
         answered = self._emit(ConfirmationAnswered(card=card.card, answer=reading.answer, quote=text, reason=reading.reason, runs=[]))
-        value = {"answer": reading.answer, "calls": [{"name": c.name, "arguments": c.arguments} for c in card.calls], "quote": text}
-        self._observed(cards.consent_path(card.card), value, card.card, answered)
+        path, value = cards.consent_fact(card, answered)
+        self._emit_all(answered_fact(self._state.ledger, path, value, source=card.card, seq=answered.seq, quote=text))
         confirmed: tuple[tuple[str, dict[str, Any]], ...] = ()
         if reading.answer == "yes":
             self._confirmed += [(card.card, cards.call_key(c)) for c in card.calls]
@@ -353,22 +343,14 @@ class PolicyGate:
         return Reply(reading.answer, reading.reason, confirmed)
 
     def _answer_question(self, question: QuestionRequested, text: str) -> Reply:
-        declared = questions.needed(self.domain.questions, question.key)
-        if declared is None:
-            return Reply(None, f"the {self.domain.name} domain no longer declares this question")
-        reading = questions.read_answer(text, declared)
+        reading = questions.reading(self.domain.questions, question, self.domain.name, text)
         answered = self._emit(QuestionAnswered(
             question=question.question, value=reading.value, choice=reading.choice, quote=text, reason=reading.reason, runs=[],
         ))
-        if reading.value is not None:
-            label = next((c.label for c in question.choices if c.value == reading.value), reading.value)
-            value = {"value": reading.value, "choice": reading.choice, "label": label, "quote": text}
-            self._observed(questions.answer_path(question.key, question.record), value, question.question, answered)
+        fact = questions.answer_fact(question, answered)
+        if fact is not None:
+            self._emit_all(answered_fact(self._state.ledger, *fact, source=question.question, seq=answered.seq, quote=text))
         return Reply(reading.value, reading.reason)
-
-    def _observed(self, path: str, value: Any, source: str, answered: Any) -> None:
-        _, updates = absorb(self._state.ledger, [(path, value)], source_call=source, source_seq=answered.seq)
-        self._emit_all([u.model_copy(update={"quote": answered.quote}) for u in updates])
 
     def _decision(self, decided: GateDecided, card: str | None = None, question: str | None = None, feedback_text: str | None = None) -> Decision:
         from ledger_tui.explain import category_label

@@ -291,13 +291,14 @@ def export(
     gate's decisions as span events with their evidence."""
     from ledger_tui.engine.store import read_trajectory
     from ledger_tui.eval.otel import export_request
+    from ledger_tui.eval.results import trajectory_files
 
     if otel.exists() and not force:
         raise LedgerTuiError(f"{otel} exists; pass --force to replace it, or another --otel file.")
     read: list[tuple[Path, list]] = []
     for given in trajectories:
         if given.is_dir():
-            found = sorted(p for p in given.rglob("*.jsonl") if p.name != "results.jsonl")
+            found = trajectory_files(given)
             if not found:
                 raise LedgerTuiError(f"{given} holds no trajectory (.jsonl); pass trajectory files or an eval's output folder.")
             for path in found:

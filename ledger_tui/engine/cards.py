@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ledger_tui.engine.answers import CardWords, reply_words
-from ledger_tui.engine.events import CardLine, ConfirmationRequested, ToolCall
+from ledger_tui.engine.events import CardLine, ConfirmationAnswered, ConfirmationRequested, ToolCall
 
 if TYPE_CHECKING:
     from ledger_tui.engine.domain import Domain
@@ -141,6 +141,22 @@ def render(domain: "Domain", calls: list[ToolCall], ledger: "Ledger", session: "
         if _scalar(v) not in shown:
             shown.append(_scalar(v))
     return Rendered(lines, card_text(lines, holder(ledger, session.user_id)), families, shown)
+
+
+def request(domain: "Domain", calls: list[ToolCall], ledger: "Ledger", session: "SessionContext", number: int) -> ConfirmationRequested:
+    """Card `card_<number>` for `calls`, rendered from exactly those calls and the ledger."""
+    rendered = render(domain, calls, ledger, session)
+    return ConfirmationRequested(
+        card=f"card_{number}", calls=calls, lines=rendered.lines, text=rendered.text,
+        families=rendered.families, values=rendered.values,
+    )
+
+
+def consent_fact(card: ConfirmationRequested, answered: ConfirmationAnswered) -> tuple[str, dict[str, Any]]:
+    """The customer's answer to `card` as the observed fact the consent check reads:
+    `consent.<card>` = the answer, the card's calls and the customer's words."""
+    calls = [{"name": c.name, "arguments": c.arguments} for c in card.calls]
+    return consent_path(card.card), {"answer": answered.answer, "calls": calls, "quote": answered.quote}
 
 
 def holder(ledger: "Ledger", user_id: str | None) -> str | None:

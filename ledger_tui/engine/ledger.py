@@ -329,6 +329,13 @@ def absorb(
     return _put(ledger, pairs, "observed", source_call, source_seq, withheld=withheld)
 
 
+def answered(ledger: Ledger, path: str, value: Any, *, source: str, seq: int | None, quote: str) -> list[LedgerUpdated]:
+    """What the customer answered the system (a card, a question: `source`) as an observed fact
+    at `path`, with their words."""
+    _, updates = absorb(ledger, [(path, value)], source_call=source, source_seq=seq)
+    return [u.model_copy(update={"quote": quote}) for u in updates]
+
+
 def state(
     ledger: Ledger,
     facts: Iterable[tuple[str, Any]],

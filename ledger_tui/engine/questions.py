@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ledger_tui.engine import lexicon as lx
+from ledger_tui.engine.events import QuestionAnswered, QuestionChoice, QuestionRequested, ToolCall
 from ledger_tui.engine.text import tokens
 
 ANSWERS_PREFIX = "answers."
@@ -258,3 +259,31 @@ def said_as(*groups: str) -> tuple[str, ...]:
 
 def needed(questions: Iterable[Question], key: str) -> Question | None:
     return next((q for q in questions if q.key == key), None)
+
+
+def request(question: Question, record: str, calls: list[ToolCall], number: int, attempt: int = 1, again: str | None = None) -> QuestionRequested:
+    """`question_<number>`: the declared `question` about `record`, which `calls` wait on."""
+    return QuestionRequested(
+        question=f"question_{number}", key=question.key, record=record, calls=calls,
+        choices=[QuestionChoice(value=c.value, label=c.label) for c in question.choices],
+        text=question.text(record, again), attempt=attempt,
+    )
+
+
+def reading(declared: Iterable[Question], asked: QuestionRequested, domain: str, reply: str) -> AnswerReading:
+    """The customer's `reply` to `asked`, read by the closed reader (unclear when the domain no
+    longer declares the question)."""
+    question = needed(declared, asked.key)
+    if question is None:
+        return AnswerReading(None, f"domain {domain} no longer declares this question")
+    return read_answer(reply, question)
+
+
+def answer_fact(asked: QuestionRequested, answered: QuestionAnswered) -> tuple[str, dict[str, object]] | None:
+    """An answer as the observed fact the checks read: `answers.<key>.<record>` = the choice,
+    its number and label, the customer's words; None when it was unclear."""
+    if answered.value is None:
+        return None
+    label = next((c.label for c in asked.choices if c.value == answered.value), answered.value)
+    value = {"value": answered.value, "choice": answered.choice, "label": label, "quote": answered.quote}
+    return answer_path(asked.key, asked.record), value

@@ -35,7 +35,6 @@ from ledger_tui.engine.events import (
     GateDecided,
     Notice,
     QuestionAnswered,
-    QuestionChoice,
     QuestionRequested,
     ReformulatedInput,
     Refusal,
@@ -50,7 +49,7 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
-from ledger_tui.engine.ledger import absorb
+from ledger_tui.engine.ledger import answered as answered_fact
 from ledger_tui.engine.models import Model, ModelTurn, unwrap
 from ledger_tui.engine.disclosure import check_read
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
@@ -287,18 +286,8 @@ class Session:
 
     def _consent_fact(self, card: ConfirmationRequested, answered: ConfirmationAnswered) -> list[Any]:
         """The answer as an observed ledger fact, `consent.<card>`, with the customer's words."""
-        value = {
-            "answer": answered.answer,
-            "calls": [{"name": c.name, "arguments": c.arguments} for c in card.calls],
-            "quote": answered.quote,
-        }
-        return self._observed(cards.consent_path(card.card), value, card.card, answered)
-
-    def _observed(self, path: str, value: Any, source: str, answered: ConfirmationAnswered | QuestionAnswered) -> list[Any]:
-        """The customer's answer to what the system asked (`source`: a card, a question) as an
-        observed ledger fact at `path`, with their words."""
-        _, updates = absorb(self.state.ledger, [(path, value)], source_call=source, source_seq=answered.seq)
-        return [u.model_copy(update={"quote": answered.quote}) for u in updates]
+        path, value = cards.consent_fact(card, answered)
+        return answered_fact(self.state.ledger, path, value, source=card.card, seq=answered.seq, quote=answered.quote)
 
     async def _gate_runs(self, calls: list[ToolCall], after_hold: bool = False) -> AsyncIterator[Event]:
         """`calls` as one message of the gate's, each gated (again) on the ledger as it is now; a
@@ -329,12 +318,7 @@ class Session:
     def _answer_question(self, question: QuestionRequested, text: str) -> QuestionAnswered:
         """The customer's reply to `question`, read by the closed reader; on an answer, the fresh
         ids the held calls are gated again under. Unclear twice: the model is told."""
-        declared = questions.needed(self.domain.questions, question.key)
-        reading = (
-            questions.read_answer(text, declared)
-            if declared is not None
-            else questions.AnswerReading(None, f"domain {self.domain.name} no longer declares this question")
-        )
+        reading = questions.reading(self.domain.questions, question, self.domain.name, text)
         runs = [self._new_call_id("gate") for _ in question.calls] if reading.value is not None else []
         answered = self.emit(
             QuestionAnswered(
@@ -353,11 +337,10 @@ class Session:
 
     def _answer_fact(self, question: QuestionRequested, answered: QuestionAnswered) -> list[Any]:
         """An answer as an observed ledger fact, `answers.<key>.<record>`, with the customer's words."""
-        if answered.value is None:
+        fact = questions.answer_fact(question, answered)
+        if fact is None:
             return []
-        label = next((c.label for c in question.choices if c.value == answered.value), answered.value)
-        value = {"value": answered.value, "choice": answered.choice, "label": label, "quote": answered.quote}
-        return self._observed(questions.answer_path(question.key, question.record), value, question.question, answered)
+        return answered_fact(self.state.ledger, *fact, source=question.question, seq=answered.seq, quote=answered.quote)
 
     async def _ask(self, key: str, record: str, held: list[ToolCall], attempt: int = 1, again: str | None = None) -> AsyncIterator[Event]:
         """Ask the customer the domain's closed question `key` about `record`: the turn ends with it."""
@@ -369,14 +352,9 @@ class Session:
             self.transcript.append({"role": "user", "content": f"[{text}]"})
             return
         number = 1 + self.state.totals.questions  # (every question asked is counted there)
-        text = declared.text(record, again)
-        yield self.emit(
-            QuestionRequested(
-                question=f"question_{number}", key=key, record=record, calls=held,
-                choices=[QuestionChoice(value=c.value, label=c.label) for c in declared.choices], text=text, attempt=attempt,
-            )
-        )
-        self.transcript.append({"role": "assistant", "content": text})
+        asked = self.emit(questions.request(declared, record, held, number, attempt, again))
+        yield asked
+        self.transcript.append({"role": "assistant", "content": asked.text})
 
     async def _regate(self, question: QuestionRequested, runs: list[str]) -> AsyncIterator[Event]:
         """The held calls, now that the customer answered, gated again under fresh ids as one
@@ -403,15 +381,9 @@ class Session:
             async for e in self._ask(*questions.path_parts(waiting[0]), held):
                 yield e
             return
-        rendered = cards.render(self.domain, held, self.state.ledger, self.state.context())
-        number = 1 + self.state.totals.cards
-        yield self.emit(
-            ConfirmationRequested(
-                card=f"card_{number}", calls=held, lines=rendered.lines, text=rendered.text,
-                families=rendered.families, values=rendered.values,
-            )
-        )
-        self.transcript.append({"role": "assistant", "content": rendered.text})
+        card = self.emit(cards.request(self.domain, held, self.state.ledger, self.state.context(), 1 + self.state.totals.cards))
+        yield card
+        self.transcript.append({"role": "assistant", "content": card.text})
 
     async def _reformulate(self, message: UserMessage) -> AsyncIterator[Event]:
         """IRMA's two helper calls on the conversation up to `message`, made at the same time and

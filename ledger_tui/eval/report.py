@@ -64,6 +64,7 @@ from ledger_tui.engine.store import read_trajectory
 from ledger_tui.engine.tasks import Action, Task, by_name, load_tasks
 from ledger_tui.eval.grade import PASSING_TERMINATIONS, communicated
 from ledger_tui.eval.ordering import mode_key, natural_key
+from ledger_tui.eval.results import RESULTS, trajectory_files
 
 MISSED_WRITE = "missed required write"
 WRONG_ARGUMENTS = "wrong arguments"
@@ -96,7 +97,6 @@ PRECEDENCE: tuple[str, ...] = (
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 REVISE_LIMIT = "revise limit"
-RESULTS = "results.jsonl"
 
 
 class ReportError(LedgerTuiError):
@@ -699,7 +699,7 @@ _NAME = re.compile(r"^task-(?P<task>.+?)-trial-(?P<trial>\d+)")
 
 
 def _trajectory_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[RunReport]:
-    files = sorted(p for p in folder.rglob("*.jsonl") if p.name != RESULTS)
+    files = trajectory_files(folder)
     if not files:
         raise ReportError(
             f"{folder} holds neither {RESULTS} nor trajectories (*.jsonl); pass an `ledger-tui eval` output folder or an `import-tau2` folder."

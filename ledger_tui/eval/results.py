@@ -19,6 +19,12 @@ from ledger_tui.eval.trial import TrialResult
 
 RESULTS = "results.jsonl"
 
+
+def trajectory_files(folder: Path) -> list[Path]:
+    """Every trajectory under an eval or import-tau2 folder, in order: its .jsonl files but the
+    results file."""
+    return sorted(p for p in Path(folder).rglob("*.jsonl") if p.name != RESULTS)
+
 class ResultsError(LedgerTuiError):
     """A results.jsonl that cannot be read."""
 

@@ -47,6 +47,7 @@ from ledger_tui.engine.reading import load_json, read_text, too_deep
 from ledger_tui.engine.serialize import jsonable
 from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
 from ledger_tui.engine.tasks import Task, load_tasks
+from ledger_tui.eval.results import trajectory_files
 from ledger_tui.eval.tau2_results import DOMAIN_NAMES, Tau2Error, messages, paired, read_results
 
 __all__ = ["DOMAIN_NAMES", "Tau2Error", "audit", "audit_lines", "import_results", "import_tau2", "tau2_domain"]
@@ -490,7 +491,7 @@ def audit(folder: Path) -> tuple[list[AuditRow], list[str]]:
     folder = Path(folder)
     if not folder.is_dir():
         raise Tau2Error(f"{folder} does not exist or is not a folder; pass the folder given to import-tau2 --out or eval --out.")
-    files = sorted(p for p in folder.rglob("*.jsonl") if p != folder / "results.jsonl")
+    files = trajectory_files(folder)
     if not files:
         raise Tau2Error(f"{folder} holds no trajectories (*.jsonl); run `ledger-tui import-tau2` or `ledger-tui eval` first.")
     rows: dict[str, AuditRow] = {}

@@ -14,6 +14,7 @@ from textual.widgets._toast import Toast
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.help import HelpScreen
 from ledger_tui.ui.screens.why import WhyScreen
+from tests.ui.test_why_page import open_why
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCKED = ROOT / "sessions" / "airline-cancel-blocked.jsonl"
@@ -26,14 +27,6 @@ def screen_lines(app) -> list[str]:
 
 def footer(app) -> str:
     return screen_lines(app)[-1]
-
-
-async def open_why(pilot) -> WhyScreen:
-    await pilot.press("ctrl+g", "enter")
-    await pilot.pause()
-    why = pilot.app.screen
-    assert isinstance(why, WhyScreen)
-    return why
 
 
 def shown_in_region(app, widget) -> str:
