@@ -79,14 +79,18 @@ class FolderLock:
     def __enter__(self) -> "FolderLock":
         if fcntl is None:
             return self
-        if self.folder.exists() and not self.folder.is_dir():
+        if self.folder.is_file():  # (not "exists and is no folder": another writer may remove it between the two)
             raise FolderError(f"{self.folder} is a file; pass a folder to --out.")
         self._made = not self.folder.exists()
         for attempt in range(100):
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            except FileNotFoundError:  # a writer that made the folder removed it as it finished
+            except (FileNotFoundError, FileExistsError):
+                # a writer that made the folder removed it as it finished: before our open, or
+                # between mkdir seeing it and checking it is a folder (mkdir then says it exists)
+                if self.folder.is_file():
+                    raise FolderError(f"{self.folder} is a file; pass a folder to --out.") from None
                 if attempt < 99:
                     continue
                 raise FolderError(f"{self.folder} keeps disappearing; pass another --out.") from None
