@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ledger_tui.engine.answers import CardWords, answer_reading, reply_words
+from ledger_tui.engine.conversation.answers import CardWords, answer_reading, reply_words
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "tests" / "data" / "consent"

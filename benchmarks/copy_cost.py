@@ -48,7 +48,7 @@ from benchmarks.tau2_side_by_side import (  # noqa: E402
     task_indexes,
     us,
 )
-from ledger_tui.engine import cow  # noqa: E402
+from ledger_tui.engine.store import cow  # noqa: E402
 
 
 @contextmanager

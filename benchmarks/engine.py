@@ -31,15 +31,15 @@ from typing import Any, Callable
 
 from ledger_tui.domains import available, load_domain
 from ledger_tui.engine.events import AssistantMessage, GateDecided, LedgerUpdated, ToolCall, ToolCallProposed, ToolResult, Verdict
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine import consent
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.conversation import consent
 from ledger_tui.engine.gate import evaluate
-from ledger_tui.engine.gold import run_gold
+from ledger_tui.engine.agents.gold import run_gold
 from ledger_tui.engine.ledger import Ledger, absorb, render
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
-from ledger_tui.engine.serialize import jsonable
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.store.serialize import jsonable
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 
 LEDGER_SIZE = 50
 
@@ -148,7 +148,7 @@ def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
     turns = [ModelTurn(tool_calls=(call.model_copy(update={"id": f"c{i}"}),)) for i in range(repeat)]
     model = ScriptedModel(turns + [ModelTurn(text="done")])
 
-    from ledger_tui.engine.gold import fresh_environment
+    from ledger_tui.engine.agents.gold import fresh_environment
 
     with tempfile.TemporaryDirectory() as tmp:
         session = Session(domain, model, "full", env=fresh_environment(domain, task), out=Path(tmp) / "b.jsonl", max_steps=repeat + 2, max_revisions=repeat + 2)
@@ -165,7 +165,7 @@ def loop_step(domain, task, before, pad, call: ToolCall, repeat: int) -> float:
 
 def replayed_environment(domain, task, before):
     """A fresh environment with every call the events show executed without error run again."""
-    from ledger_tui.engine.gold import fresh_environment
+    from ledger_tui.engine.agents.gold import fresh_environment
 
     env = fresh_environment(domain, task)
     calls = {e.call.id: e.call for e in before if isinstance(e, ToolCallProposed)}

@@ -36,13 +36,13 @@ if str(ROOT) not in sys.path:
 
 from ledger_tui.domains import load_domain  # noqa: E402
 from ledger_tui.engine import limits  # noqa: E402
-from ledger_tui.engine import text as text_module  # noqa: E402
+from ledger_tui.engine.conversation import text as text_module  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import GateDecided, Notice  # noqa: E402
-from ledger_tui.engine.models import ScriptedModel  # noqa: E402
-from ledger_tui.engine.script import Script, load_script, run_script, script_consent, script_mode  # noqa: E402
+from ledger_tui.engine.model.models import ScriptedModel  # noqa: E402
+from ledger_tui.engine.agents.script import Script, load_script, run_script, script_consent, script_mode  # noqa: E402
 from ledger_tui.engine.session import Session  # noqa: E402
-from ledger_tui.engine.store import read_trajectory  # noqa: E402
+from ledger_tui.engine.store.trajectories import read_trajectory  # noqa: E402
 from ledger_tui.explain import explain_decision  # noqa: E402
 
 

@@ -43,14 +43,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ledger_tui.engine.cards import CARD_OPENING
+from ledger_tui.engine.conversation.cards import CARD_OPENING
 from ledger_tui.domains import load_domain  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import AssistantMessage, ToolCallProposed, UserMessage  # noqa: E402
-from ledger_tui.engine.gold import fresh_environment, run_gold  # noqa: E402
-from ledger_tui.engine.models import ClientOptions, ModelFactory, ReplayModel  # noqa: E402
+from ledger_tui.engine.agents.gold import fresh_environment, run_gold  # noqa: E402
+from ledger_tui.engine.model.models import ClientOptions, ModelFactory, ReplayModel  # noqa: E402
 from ledger_tui.engine.session import Session, drain  # noqa: E402
-from ledger_tui.engine.tasks import load_tasks  # noqa: E402
+from ledger_tui.engine.agents.tasks import load_tasks  # noqa: E402
 from ledger_tui.eval.runner import run_eval
 from ledger_tui.eval.trial import EvalConfig
 from tests.loopback import serve_in_subprocess  # noqa: E402
@@ -263,7 +263,7 @@ def tokens(domains: list[str]) -> None:
 def main() -> None:
     import os
 
-    from ledger_tui.engine.models import HTTP_SETTING
+    from ledger_tui.engine.model.models import HTTP_SETTING
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, action="append", help="concurrent sessions (repeat; default: 64 and 256)")

@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.eval import by_the_system, responder_for  # noqa: E402
 from ledger_tui.engine.errors import LedgerTuiError  # noqa: E402
 from ledger_tui.engine.events import GateDecided, SessionEnded, ToolCallProposed, ToolResult, Verdict  # noqa: E402
-from ledger_tui.engine.store import read_trajectory  # noqa: E402
+from ledger_tui.engine.store.trajectories import read_trajectory  # noqa: E402
 from ledger_tui.eval.results import load_results
 from tests.loopback import LoopbackServer  # noqa: E402
 

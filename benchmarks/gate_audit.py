@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ledger_tui.engine.events import CATEGORY_LABELS, GateDecided, GateDecision, SessionEnded  # noqa: E402
-from ledger_tui.engine.store import read_trajectory  # noqa: E402
+from ledger_tui.engine.store.trajectories import read_trajectory  # noqa: E402
 from ledger_tui.eval.tau2 import import_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""How the speaker reader (`ledger_tui.engine.speaker`) does on the identity-claim tables.
+"""How the speaker reader (`ledger_tui.engine.conversation.speaker`) does on the identity-claim tables.
 
     .venv/bin/python benchmarks/identity_tables.py [TABLE ...]
 
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ledger_tui.engine.speaker import given_for_another
+from ledger_tui.engine.conversation.speaker import given_for_another
 
 HERE = Path(__file__).resolve().parents[1] / "tests" / "data" / "identity"
 

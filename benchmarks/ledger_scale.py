@@ -36,12 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.engine import median_us  # noqa: E402
 from ledger_tui.domains import available, load_domain  # noqa: E402
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult  # noqa: E402
-from ledger_tui.engine.fold import fold  # noqa: E402
+from ledger_tui.engine.store.fold import fold  # noqa: E402
 from ledger_tui.engine.gate import evaluate  # noqa: E402
-from ledger_tui.engine.gold import run_gold  # noqa: E402
+from ledger_tui.engine.agents.gold import run_gold  # noqa: E402
 from ledger_tui.engine.ledger import Ledger, absorb, apply_update, mark_stale, render  # noqa: E402
-from ledger_tui.engine.serialize import jsonable  # noqa: E402
-from ledger_tui.engine.tasks import load_tasks  # noqa: E402
+from ledger_tui.engine.store.serialize import jsonable  # noqa: E402
+from ledger_tui.engine.agents.tasks import load_tasks  # noqa: E402
 
 TASKS = 0  # gold runs per domain (0: every task with a write)
 

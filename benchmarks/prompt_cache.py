@@ -25,9 +25,9 @@ from dataclasses import dataclass
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from ledger_tui.domains import load_domain  # noqa: E402
-from ledger_tui.engine.gold import run_gold  # noqa: E402
-from ledger_tui.engine.prompt import LEDGER_AT  # noqa: E402
-from ledger_tui.engine.tasks import load_tasks  # noqa: E402
+from ledger_tui.engine.agents.gold import run_gold  # noqa: E402
+from ledger_tui.engine.model.prompt import LEDGER_AT  # noqa: E402
+from ledger_tui.engine.agents.tasks import load_tasks  # noqa: E402
 
 CONFIGS = [("baseline", None, False)] + [("full", at, compact) for compact in (False, True) for at in LEDGER_AT]
 

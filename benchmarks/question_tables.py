@@ -10,7 +10,7 @@ so), other wrong values, and replies asked again though they named one choice; t
 
 The free-text reader is the domain's keyword statement (`Domain.statements`), which reads a
 customer's messages in transcripts the system did not conduct. The closed reader reads an answer
-to the question the system asked (`ledger_tui.engine.questions`), where it exists.
+to the question the system asked (`ledger_tui.engine.conversation.questions`), where it exists.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def free_text_reader() -> Callable[[dict], str]:
 
 def closed_reader() -> Callable[[dict], str] | None:
     try:
-        from ledger_tui.engine.questions import read_answer
+        from ledger_tui.engine.conversation.questions import read_answer
     except ImportError:
         return None
     questions = {}

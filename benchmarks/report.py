@@ -40,7 +40,7 @@ from ledger_tui.engine.events import (  # noqa: E402
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.store import TrajectoryWriter  # noqa: E402
+from ledger_tui.engine.store.trajectories import TrajectoryWriter  # noqa: E402
 from ledger_tui.eval.report import report_command  # noqa: E402
 from ledger_tui.eval.trial import TrialResult, trajectory_path
 

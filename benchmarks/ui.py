@@ -46,8 +46,8 @@ from ledger_tui.engine.events import (  # noqa: E402
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.fold import Timeline  # noqa: E402
-from ledger_tui.engine.store import read_trajectory  # noqa: E402
+from ledger_tui.engine.store.fold import Timeline  # noqa: E402
+from ledger_tui.engine.store.trajectories import read_trajectory  # noqa: E402
 from ledger_tui.ui.app import make_app  # noqa: E402
 from tests.toy_domain import build_toy  # noqa: E402
 

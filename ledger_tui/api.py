@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ledger_tui.engine import cards, questions
-from ledger_tui.engine.answers import answer_reading
+from ledger_tui.engine.conversation import cards, questions
+from ledger_tui.engine.conversation.answers import answer_reading
 from ledger_tui.engine.disclosure import check_read
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
@@ -50,12 +50,12 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.store.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback
 from ledger_tui.engine.ledger import answered as answered_fact
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
-from ledger_tui.engine.serialize import jsonable
-from ledger_tui.engine.store import write_trajectory
+from ledger_tui.engine.store.serialize import jsonable
+from ledger_tui.engine.store.trajectories import write_trajectory
 
 __all__ = ["PolicyGate", "Decision", "Check", "Evidence", "Observation", "Reply", "LedgerTuiError"]
 

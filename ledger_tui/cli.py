@@ -20,7 +20,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
-from ledger_tui.engine.irma import HELPER_MAX_TOKENS, helper_options
+from ledger_tui.engine.agents.irma import HELPER_MAX_TOKENS, helper_options
 from ledger_tui.engine.outside import shown
 from ledger_tui.examples import resolve_script, resolve_session, runs_home
 from ledger_tui.explain import plural
@@ -108,7 +108,7 @@ Wide = Annotated[bool, typer.Option("--wide", help="Print tables at full width i
 
 
 def _client_options(timeout: float, retries: int, max_tokens: int, temperature: Optional[float], extra_body: Optional[str]):
-    from ledger_tui.engine.models import ClientOptions, parse_extra_body
+    from ledger_tui.engine.model.models import ClientOptions, parse_extra_body
 
     if timeout <= 0:
         raise LedgerTuiError("--timeout must be a positive number of seconds.")
@@ -125,7 +125,7 @@ def _check_consent(consent: Optional[str]) -> Optional[str]:
 
 
 def _session_options(context_window: Optional[int], ledger_at: str, consent: Optional[str] = None) -> dict:
-    from ledger_tui.engine.prompt import LEDGER_AT
+    from ledger_tui.engine.model.prompt import LEDGER_AT
 
     _check_consent(consent)
     if ledger_at not in LEDGER_AT:
@@ -173,7 +173,7 @@ def _summary(session, out: Path | None) -> list[str]:
 
 
 def _dump_db(env, path: Path) -> None:
-    from ledger_tui.engine.serialize import jsonable
+    from ledger_tui.engine.store.serialize import jsonable
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(jsonable(env.db), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -206,7 +206,7 @@ def domains() -> None:
         writes = sum(1 for t in d.tools if t.kind == "write")
         other = len(d.tools) - reads - writes
         extra = f", {len(d.user_tools)} customer-side" if d.user_tools else ""
-        from ledger_tui.engine.tasks import load_tasks
+        from ledger_tui.engine.agents.tasks import load_tasks
 
         tasks = load_tasks(d.tasks_path) if d.tasks_path.exists() else []
         refusals = sum(t.is_refusal for t in tasks)
@@ -268,7 +268,7 @@ def schema(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write it to this file instead of printing it."),
 ) -> None:
     """Print the trajectory format as a JSON Schema (one line of a .jsonl file: one event)."""
-    from ledger_tui.engine.schema import schema_text
+    from ledger_tui.engine.store.schema import schema_text
 
     text = schema_text()
     if out is None:
@@ -289,7 +289,7 @@ def export(
 ) -> None:
     """Export trajectories as OpenTelemetry traces: a span per model call and per tool call, the
     gate's decisions as span events with their evidence."""
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.eval.otel import export_request
     from ledger_tui.eval.results import trajectory_files
 
@@ -406,8 +406,8 @@ def run(
 
 async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps, consent=None) -> None:
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.models import ScriptedModel
-    from ledger_tui.engine.script import load_script, run_script, script_consent, script_mode
+    from ledger_tui.engine.model.models import ScriptedModel
+    from ledger_tui.engine.agents.script import load_script, run_script, script_consent, script_mode
     from ledger_tui.engine.session import Session, drain
 
     script_path = resolve_script(script_path)
@@ -419,8 +419,8 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
     model = ScriptedModel(name="scripted")
     env = None
     if script.task is not None:
-        from ledger_tui.engine.gold import fresh_environment
-        from ledger_tui.engine.tasks import load_tasks
+        from ledger_tui.engine.agents.gold import fresh_environment
+        from ledger_tui.engine.agents.tasks import load_tasks
 
         tasks = {t.id: t for t in load_tasks(d.tasks_path)}
         if script.task not in tasks:
@@ -457,10 +457,10 @@ async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestam
 
 
 async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
-    from ledger_tui.engine.gold import run_gold
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.agents.gold import run_gold
+    from ledger_tui.engine.agents.tasks import load_tasks
 
-    from ledger_tui.engine.tasks import by_name
+    from ledger_tui.engine.agents.tasks import by_name
 
     listed = load_tasks(d.tasks_path)
     tasks = by_name(listed)  # a former id finds the task too
@@ -477,7 +477,7 @@ async def _run_gold(d, task_id, db, mode, out, dump_db, consent=None) -> None:
         if made and out.exists() and out.stat().st_size == 0:  # the name reserved for a run that never began
             out.unlink()
         raise
-    from ledger_tui.engine.fold import fold
+    from ledger_tui.engine.store.fold import fold
 
     t = fold(report.events).totals
     say(f"session   {out}")
@@ -531,7 +531,7 @@ def why(
 ) -> None:
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.explain import asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
 
     trajectory = resolve_session(trajectory)
@@ -605,12 +605,12 @@ def play(
     import os
 
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.models import OpenAIModel, RetryingModel
+    from ledger_tui.engine.model.models import OpenAIModel, RetryingModel
     from ledger_tui.eval.outputs import check_new
 
     recorded = None
     if from_ is not None:
-        from ledger_tui.engine.store import read_trajectory
+        from ledger_tui.engine.store.trajectories import read_trajectory
 
         from_ = resolve_session(from_)
         recorded = read_trajectory(from_)
@@ -642,7 +642,7 @@ def play(
             )
     _check_db(d, db)
     if agent_model is not None:  # a wrong URL or key is one sentence now, not after the first message
-        from ledger_tui.engine.probe import check_endpoint
+        from ledger_tui.engine.model.probe import check_endpoint
 
         problem = check_endpoint(base_url or os.environ.get("OPENAI_BASE_URL"), api_key or os.environ.get("OPENAI_API_KEY"))
         if problem:
@@ -656,7 +656,7 @@ def play(
     else:
         status = launch_play(d, agent_model, mode, db, out, session_options)
     say(f"session   {out}")
-    from ledger_tui.engine.store import WRITE_FAILURES
+    from ledger_tui.engine.store.trajectories import WRITE_FAILURES
 
     if str(out) in WRITE_FAILURES:  # the recording stopped on a full disk; the workbench went on
         raise WRITE_FAILURES[str(out)]
@@ -668,7 +668,7 @@ def _play_fork(d, recorded, path: Path, step: int | None, model, helper, db: Pat
     for it is removed when it cannot be forked."""
     from ledger_tui.engine.events import UserMessage
     from ledger_tui.engine.fork import fork
-    from ledger_tui.engine.models import NoModel
+    from ledger_tui.engine.model.models import NoModel
     from ledger_tui.ui.launch import play_session
 
     said = [e.seq for e in recorded.events if isinstance(e, UserMessage)]
@@ -689,7 +689,7 @@ def replay(
     step: Optional[int] = typer.Option(None, "--step", "-n", help="Open at this step."),
 ) -> None:
     """Step through a saved trajectory: conversation, ledger and gate log as of each step."""
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.ui.launch import replay as launch_replay
 
     trajectory = resolve_session(trajectory)
@@ -745,7 +745,7 @@ def eval_command(
     wide: Wide = False,
 ) -> None:
     """Run tasks × trials × modes with a simulated customer; grade as τ²-bench; print pass^k."""
-    from ledger_tui.engine.models import ModelFactory, OpenAIModel
+    from ledger_tui.engine.model.models import ModelFactory, OpenAIModel
     from ledger_tui.eval.runner import select_tasks
     from ledger_tui.eval.trial import EvalConfig
     from ledger_tui.eval.summary import plot, summarize, table
@@ -760,7 +760,7 @@ def eval_command(
     if agent not in ("llm", "gold"):
         raise LedgerTuiError(f"Unknown agent {agent!r}; use llm or gold.")
     if agent == "gold" and "irma" in mode:
-        from ledger_tui.engine.gold import IRMA_NEEDS_A_MODEL
+        from ledger_tui.engine.agents.gold import IRMA_NEEDS_A_MODEL
 
         raise LedgerTuiError(IRMA_NEEDS_A_MODEL)
     out = out if out is not None else runs_home() / "eval"
@@ -1002,7 +1002,7 @@ def regress(
 ) -> None:
     """Replay recorded model turns under today's predicates and report verdicts that changed."""
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.eval.regress import check_domain, regress as run_regress, regress_lines
 
     if mode is not None:

@@ -62,7 +62,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger_tui.engine.consent import RecordRef, Terms
+from ledger_tui.engine.conversation.consent import RecordRef, Terms
 from ledger_tui.engine.domain import Domain, Tool, ToolError
 from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import GateContext, predicate

@@ -13,7 +13,7 @@ from typing import Any
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment, Outcome
 from ledger_tui.engine.events import GateDecision, ToolCall
-from ledger_tui.engine.fold import CURRENT_USER
+from ledger_tui.engine.store.fold import CURRENT_USER
 from ledger_tui.engine.gate import SessionContext, evaluate
 from ledger_tui.engine.ledger import Ledger
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
@@ -100,8 +100,8 @@ class Probe:
 async def play_script(domain: Domain, path: Path, mode: str | None = None):
     """Play a scripted session file through the real loop (no trajectory file), in `mode` (default:
     the script's, else full); returns the session."""
-    from ledger_tui.engine.models import ScriptedModel
-    from ledger_tui.engine.script import load_script, run_script, script_consent, script_mode
+    from ledger_tui.engine.model.models import ScriptedModel
+    from ledger_tui.engine.agents.script import load_script, run_script, script_consent, script_mode
     from ledger_tui.engine.session import Session, drain
 
     script = load_script(path)

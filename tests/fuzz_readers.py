@@ -299,7 +299,7 @@ def _write(folder: Path, name: str, data: bytes) -> Path:
 
 
 def _trajectory(data: bytes, folder: Path) -> None:
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
 
     read_trajectory(_write(folder, "t.jsonl", data))
 
@@ -308,7 +308,7 @@ def _trajectory_folder(data: bytes, folder: Path) -> None:
     """A folder of trajectories (as import-tau2 leaves one) through report, audit, browse's index
     and `why`'s explanations."""
     from ledger_tui.engine.events import Verdict
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.eval.report import build_report
     from ledger_tui.eval.tau2 import audit, audit_lines
     from ledger_tui.explain import decisions, explain_decision
@@ -329,13 +329,13 @@ def _trajectory_folder(data: bytes, folder: Path) -> None:
 
 
 def _script(data: bytes, folder: Path) -> None:
-    from ledger_tui.engine.script import load_script
+    from ledger_tui.engine.agents.script import load_script
 
     load_script(_write(folder, "s.json", data))
 
 
 def _tasks(data: bytes, folder: Path) -> None:
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.agents.tasks import load_tasks
 
     load_tasks(_write(folder, "tasks.json", data))
 
@@ -372,7 +372,7 @@ def _tau2(data: bytes, folder: Path) -> None:
 
 
 def _import_then_grade(path: Path, folder: Path, import_tau2: Any, regrade: Any, tau2_data: Path | None) -> None:
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
 
     out = fresh(folder, "out")
     try:
@@ -447,7 +447,7 @@ def _completion_seeds() -> list[Any]:
 
 def _completion(data: bytes, folder: Path) -> None:
     """A model endpoint's 200 reply, as the real client reads it."""
-    from ledger_tui.engine.models import read_completion
+    from ledger_tui.engine.model.models import read_completion
 
     read_completion(data, "http://127.0.0.1:1/v1")
 

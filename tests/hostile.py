@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import LedgerUpdated, Notice, Refusal, SessionEnded, ToolCall, dump_event
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain
 from tests.eval.tau2_fixture import write_results
 

@@ -27,10 +27,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ledger_tui.domains import load_domain
-from ledger_tui.engine.cards import call_key
+from ledger_tui.engine.conversation.cards import call_key
 from ledger_tui.engine.events import ConfirmationAnswered, ConfirmationRequested, ToolCallProposed, ToolResult
-from ledger_tui.engine.gold import GoldAgent, run_gold
-from ledger_tui.engine.tasks import Action, Task, load_tasks
+from ledger_tui.engine.agents.gold import GoldAgent, run_gold
+from ledger_tui.engine.agents.tasks import Action, Task, load_tasks
 
 TABLES = Path(__file__).parent / "data" / "consent"
 DOMAINS = ("airline", "retail", "telecom", "telehealth")

@@ -54,11 +54,11 @@ from ledger_tui.engine.events import (
     Verdict,
 )
 from ledger_tui.engine.gate import guarded
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.rules import proposal_for
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.tasks import Action, Task, load_tasks
+from ledger_tui.engine.agents.tasks import Action, Task, load_tasks
 
 DOMAINS: tuple[str, ...] = ("airline", "retail", "telecom", "telehealth")
 

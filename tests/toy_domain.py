@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger_tui.engine.consent import RecordRef, Terms
+from ledger_tui.engine.conversation.consent import RecordRef, Terms
 from ledger_tui.engine.domain import Domain, Tool, ToolError, keyword_statement
 from ledger_tui.engine.events import SuggestedCall, Verdict
 from ledger_tui.engine.gate import GateContext, predicate

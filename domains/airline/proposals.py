@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ledger_tui.domains.airline.paths import reservation_path, user_path
-from ledger_tui.engine import consent, rules
-from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine import rules
+from ledger_tui.engine.conversation import consent
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext
 
 RESERVATION_NOUNS = ("reservation", "booking", "trip", "flight", "flights", "itinerary", "ticket")

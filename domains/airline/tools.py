@@ -45,7 +45,7 @@ from ledger_tui.domains.airline.schema import (
     ReservationFlight,
     User,
 )
-from ledger_tui.engine.cow import edit, look, thaw
+from ledger_tui.engine.store.cow import edit, look, thaw
 from ledger_tui.engine.domain import MistypedArgument, Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ledger_tui.engine import consent, rules
-from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine import rules
+from ledger_tui.engine.conversation import consent
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext
 
 ORDER_NOUNS = ("order", "purchase", "package", "shipment", "delivery")

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger_tui.engine.cow import edit, first_match_index, look
+from ledger_tui.engine.store.cow import edit, first_match_index, look
 from ledger_tui.engine.domain import Tool, ToolError
 from ledger_tui.engine.generic_tools import calculate_tool, transfer_tool
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ledger_tui.engine import rules
-from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext
 
 LINE_NOUNS = ("line", "number", "phone", "phone number", "mobile", "service")

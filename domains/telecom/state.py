@@ -22,8 +22,8 @@ from typing import Any, Callable
 from pydantic import ValidationError
 
 from ledger_tui.engine.errors import DatabaseError, TaskError
-from ledger_tui.engine.reading import parse_json, read_text, words
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.reading import parse_json, read_text, words
+from ledger_tui.engine.store.serialize import digest
 
 from . import device, tools
 from .schema import Bill, LineItem, PaymentRequest, TelecomDB, TelecomState, TelecomUserDB

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Sequence
 
 from ledger_tui.engine.disclosure import NOT_KNOWN, by_field
 from ledger_tui.engine.events import SuggestedCall
-from ledger_tui.engine.text import EMAIL
+from ledger_tui.engine.conversation.text import EMAIL
 
 Pairs = Iterable[tuple[str, Any]]
 

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from ledger_tui.domains.telehealth.slots import normalise
 from ledger_tui.engine import rules
-from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.gate import GateContext
 
 

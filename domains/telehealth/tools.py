@@ -29,7 +29,7 @@ from ledger_tui.domains.telehealth.schema import (
     TelemetryUpload,
 )
 from ledger_tui.domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
-from ledger_tui.engine.cow import look
+from ledger_tui.engine.store.cow import look
 from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError
 

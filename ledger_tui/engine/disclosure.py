@@ -205,7 +205,7 @@ def disclosed(decision: GateDecision, later_texts: Sequence[str]) -> list[tuple[
     each value of the records (a string of 4 or more characters, or a number of 3 or more digits;
     ids of the record itself left out) found in `later_texts`, the agent's messages after the read.
     For an imported run, whose agent saw the record, this is what it disclosed."""
-    from ledger_tui.engine.text import find, tokens, value_tokens
+    from ledger_tui.engine.conversation.text import find, tokens, value_tokens
 
     said_tokens = [tokens(t) for t in later_texts if t]
     found: list[tuple[str, str]] = []

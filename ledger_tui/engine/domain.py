@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 from pydantic import BaseModel, ValidationError
 
 from ledger_tui.engine.errors import DatabaseError
-from ledger_tui.engine.reading import parse_json, read_text, words
-from ledger_tui.engine.serialize import digest
-from ledger_tui.engine.speaker import any_given_for_another
-from ledger_tui.engine.text import names
-from ledger_tui.engine.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
-from ledger_tui.engine.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
+from ledger_tui.engine.store.reading import parse_json, read_text, words
+from ledger_tui.engine.store.serialize import digest
+from ledger_tui.engine.conversation.speaker import any_given_for_another
+from ledger_tui.engine.conversation.text import names
+from ledger_tui.engine.conversation.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
+from ledger_tui.engine.conversation.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
 
 if TYPE_CHECKING:
     from ledger_tui.engine.disclosure import ReadGate
@@ -273,7 +273,7 @@ class Domain:
         validated once per process (domains with their own loader get `load_db`)."""
         if self.load_db_hook is not None:
             return self.load_db(path)
-        from ledger_tui.engine.cow import cow_copy, record_fields
+        from ledger_tui.engine.store.cow import cow_copy, record_fields
 
         source, key = self._source(path or self.db_override)
         entry = self._cache.get("pristine:" + key)

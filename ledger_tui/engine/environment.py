@@ -29,8 +29,8 @@ from pydantic import BaseModel, Strict, TypeAdapter, ValidationError, WithJsonSc
 
 from ledger_tui.engine.domain import Domain, MistypedArgument, Tool
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.cow import reading
-from ledger_tui.engine.serialize import jsonable, tool_text
+from ledger_tui.engine.store.cow import reading
+from ledger_tui.engine.store.serialize import jsonable, tool_text
 
 
 def refused(tool: Tool, problems: list[str]) -> Outcome:

@@ -36,11 +36,11 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.fold import SessionState, advance
-from ledger_tui.engine.irma import ReplayHelper
-from ledger_tui.engine.models import Model, ReplayModel
+from ledger_tui.engine.store.fold import SessionState, advance
+from ledger_tui.engine.agents.irma import ReplayHelper
+from ledger_tui.engine.model.models import Model, ReplayModel
 from ledger_tui.engine.session import MODES, Session, drain
-from ledger_tui.engine.store import TrajectoryWriter
+from ledger_tui.engine.store.trajectories import TrajectoryWriter
 
 # what a rebuilt run may differ in from its recording: a replayed model reports no tokens, and
 # the notices of a live run (a slow server, a retried call) are not made again; so step numbers shift
@@ -124,8 +124,8 @@ async def fork(
     (and IRMA's helper `helper`), recorded to `out` (a new trajectory: its own session_started,
     naming the parent and the step, then the parent's kept events). ForkError when it cannot.
     `model=None` keeps the recorded agent: its later turns are replayed while they fit."""
-    from ledger_tui.engine.gold import fresh_environment
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.agents.gold import fresh_environment
+    from ledger_tui.engine.agents.tasks import load_tasks
 
     name = parent.name if parent is not None else "the recording"
     start = events[0] if events else None

@@ -252,7 +252,7 @@ class GateContext:
     def answered(self, key: str, record: str) -> str | None:
         """The customer's answer to the closed question `key` about `record`, as the system asked
         it and observed it (`answers.<key>.<record>`, see questions.py), or None."""
-        from ledger_tui.engine.questions import answer_path
+        from ledger_tui.engine.conversation.questions import answer_path
 
         ev = self._record(answer_path(key, record))
         if not ev.present or ev.origin != "observed" or not isinstance(ev.value, dict):
@@ -268,7 +268,7 @@ class GateContext:
     def question(self, key: str, record: str, reason: str) -> Failure:
         """The fact is missing and the system asks the customer for it (consent mode "card"): a
         REVISE that holds the call until the answer, not a violation."""
-        from ledger_tui.engine.questions import answer_path
+        from ledger_tui.engine.conversation.questions import answer_path
 
         return Failure(reason, QUESTION_HINT, None, Verdict.REVISE, question=answer_path(key, record))
 

@@ -17,7 +17,7 @@ from math import isqrt
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from ledger_tui.engine.events import LedgerUpdated
-from ledger_tui.engine.serialize import compact
+from ledger_tui.engine.store.serialize import compact
 
 STATED_PREFIX = "said."
 HEADER = "[Current Task State]"

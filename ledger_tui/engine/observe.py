@@ -11,9 +11,9 @@ from typing import Any, Sequence
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Outcome
 from ledger_tui.engine.events import LedgerUpdated, ToolCall
-from ledger_tui.engine.fold import CURRENT_USER, IDENTIFIED_PREFIX
+from ledger_tui.engine.store.fold import CURRENT_USER, IDENTIFIED_PREFIX
 from ledger_tui.engine.ledger import Ledger, absorb, mark_stale, state
-from ledger_tui.engine.serialize import jsonable
+from ledger_tui.engine.store.serialize import jsonable
 
 
 def read_pairs(call: ToolCall, outcome: Outcome) -> list[tuple[str, Any]]:

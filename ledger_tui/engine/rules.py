@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ledger_tui.engine import consent
-from ledger_tui.engine.consent import Detail, RecordRef, Terms
+from ledger_tui.engine.conversation import consent
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
-from ledger_tui.engine.speaker import any_given_for_another
-from ledger_tui.engine.answers import answer_reading
-from ledger_tui.engine.text import contains, tokens
+from ledger_tui.engine.conversation.speaker import any_given_for_another
+from ledger_tui.engine.conversation.answers import answer_reading
+from ledger_tui.engine.conversation.text import contains, tokens
 
 
 def identified(clause: str, how: str, tools: Iterable[str] | None = None) -> Predicate:
@@ -117,7 +117,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
         # the agent sent the card's own text: a plain yes to it is read by the closed reader, so
         # a misreading of free text costs one exchange, never a loop (the card is rendered only
         # when the message may carry it, or to hand its text over with a REVISE)
-        from ledger_tui.engine.cards import CARD_OPENING, card_words
+        from ledger_tui.engine.conversation.cards import CARD_OPENING, card_words
 
         card = _text_card(ctx) if proposal and CARD_OPENING in proposal else None
         if card is not None and contains(tokens(proposal), tokens(card.text)):
@@ -158,7 +158,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
 def _text_card(ctx: GateContext) -> Any:
     """The card the system would show for this call (consent mode "text" hands its text to the
     model to send), or None when it cannot be rendered."""
-    from ledger_tui.engine.cards import render
+    from ledger_tui.engine.conversation.cards import render
 
     try:
         return render(ctx.domain, [ctx.call], ctx.ledger, ctx.session)
@@ -178,7 +178,7 @@ ASK_AGAIN_LIMIT = 2  # cards a call is put on without a yes before the gate stop
 def _card_consent(ctx: GateContext) -> Failure | None:
     """Consent as observed: the engine is running the calls of a card the customer said yes to,
     and this call is one of them, exactly."""
-    from ledger_tui.engine.cards import call_key, consent_path
+    from ledger_tui.engine.conversation.cards import call_key, consent_path
 
     key = call_key(ctx.call)
     card = ctx.session.confirming

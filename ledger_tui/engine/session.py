@@ -23,9 +23,12 @@ from typing import Any, AsyncIterable, AsyncIterator, Literal
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
-from ledger_tui.engine import cards, context, irma, limits, questions
-from ledger_tui.engine.answers import answer_reading
-from ledger_tui.engine.context import Window
+from ledger_tui.engine import limits
+from ledger_tui.engine.agents import irma
+from ledger_tui.engine.conversation import cards, questions
+from ledger_tui.engine.model import context
+from ledger_tui.engine.conversation.answers import answer_reading
+from ledger_tui.engine.model.context import Window
 from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
 from ledger_tui.engine.events import (
     AssistantMessage,
@@ -47,15 +50,15 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.store.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, feedback, guarded
 from ledger_tui.engine.ledger import answered as answered_fact
-from ledger_tui.engine.models import Model, ModelTurn, unwrap
+from ledger_tui.engine.model.models import Model, ModelTurn, unwrap
 from ledger_tui.engine.disclosure import check_read
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
-from ledger_tui.engine.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
-from ledger_tui.engine.serialize import jsonable
-from ledger_tui.engine.store import TrajectoryWriter
+from ledger_tui.engine.model.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
+from ledger_tui.engine.store.serialize import jsonable
+from ledger_tui.engine.store.trajectories import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
 MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ledger_tui.engine.consent import Terms
+from ledger_tui.engine.conversation.consent import Terms
 from ledger_tui.engine.domain import Domain, Tool
 from ledger_tui.engine.events import PredicateResult, ToolCall
 from ledger_tui.engine.gate import GateContext, MissingEvidence, evaluate

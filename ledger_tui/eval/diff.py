@@ -34,7 +34,7 @@ from ledger_tui.engine.events import (
     UserMessage,
     agent_text,
 )
-from ledger_tui.engine.store import LoadedTrajectory, read_trajectory
+from ledger_tui.engine.store.trajectories import LoadedTrajectory, read_trajectory
 from ledger_tui.eval.regress import _verdict as unjudged_word
 
 

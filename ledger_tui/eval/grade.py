@@ -25,8 +25,8 @@ from typing import Any, Iterable
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import Event, ToolCall, ToolCallProposed, agent_text
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.tasks import Action, Task
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.agents.tasks import Action, Task
 
 PASSING_TERMINATIONS = ("agent_stop", "user_stop")
 COMPONENTS = ("DB", "COMMUNICATE", "ENV_ASSERTION", "ACTION", "NL_ASSERTION")

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.reading import too_deep
-from ledger_tui.engine.tasks import Task, parse_task
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.store.reading import too_deep
+from ledger_tui.engine.agents.tasks import Task, parse_task
 from ledger_tui.eval.grade import (
     COMPONENTS,
     PASSING_TERMINATIONS,

@@ -16,11 +16,11 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event, GateDecided, GateDecision
 from ledger_tui.engine.fork import redrive
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.irma import ReplayHelper
-from ledger_tui.engine.models import ReplayModel
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.agents.irma import ReplayHelper
+from ledger_tui.engine.model.models import ReplayModel
 from ledger_tui.engine.session import MODES, Session, drain, ungated
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 
 
 _NO_GATE = "(no gate)"  # a write of a mode that runs writes unjudged (baseline, ledger, irma)

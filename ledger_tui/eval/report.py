@@ -60,8 +60,8 @@ from ledger_tui.engine.events import (
     ToolResult,
     Verdict,
 )
-from ledger_tui.engine.store import read_trajectory
-from ledger_tui.engine.tasks import Action, Task, by_name, load_tasks
+from ledger_tui.engine.store.trajectories import read_trajectory
+from ledger_tui.engine.agents.tasks import Action, Task, by_name, load_tasks
 from ledger_tui.eval.grade import PASSING_TERMINATIONS, communicated
 from ledger_tui.eval.ordering import mode_key, natural_key
 from ledger_tui.eval.results import RESULTS, trajectory_files

@@ -12,8 +12,8 @@ from typing import Iterable
 from pydantic import TypeAdapter, ValidationError
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.store.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
+from ledger_tui.engine.agents.tasks import Task
 
 from ledger_tui.eval.trial import TrialResult
 
@@ -86,7 +86,7 @@ def read_results_file(out: Path) -> tuple[list[TrialResult], list[str]]:
 
 def canonical_ids(results: list[TrialResult], tasks: Iterable[Task]) -> list[TrialResult]:
     """Results recorded under a task's former id, under its id now (a resume does not redo them)."""
-    from ledger_tui.engine.tasks import by_name
+    from ledger_tui.engine.agents.tasks import by_name
 
     named = by_name(tasks)
     for r in results:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Awaitable, Callable, Iterable, Iterator
 
 
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.results import RESULTS, canonical_ids, load_results
 from ledger_tui.eval.trial import EvalConfig, TrialResult
 from ledger_tui.eval.backends.local import run_local
@@ -164,7 +164,7 @@ def select_tasks(tasks: Iterable[Task], ids: str | None) -> list[Task]:
     tasks = list(tasks)
     if not ids:
         return tasks
-    from ledger_tui.engine.tasks import by_name
+    from ledger_tui.engine.agents.tasks import by_name
 
     wanted = [i.strip() for i in ids.split(",") if i.strip()]
     named = by_name(tasks)  # a task's former id finds it too

@@ -40,13 +40,13 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.store.fold import SessionState, advance
 from ledger_tui.engine.gate import evaluate, guarded
 from ledger_tui.engine.observe import observe_read, observe_statements, observe_write
-from ledger_tui.engine.reading import load_json, read_text, too_deep
-from ledger_tui.engine.serialize import jsonable
-from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
-from ledger_tui.engine.tasks import Task, load_tasks
+from ledger_tui.engine.store.reading import load_json, read_text, too_deep
+from ledger_tui.engine.store.serialize import jsonable
+from ledger_tui.engine.store.trajectories import TrajectoryWriter, read_trajectory
+from ledger_tui.engine.agents.tasks import Task, load_tasks
 from ledger_tui.eval.results import trajectory_files
 from ledger_tui.eval.tau2_results import DOMAIN_NAMES, Tau2Error, messages, paired, read_results
 

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.reading import brief, load_json, too_deep, words
-from ledger_tui.engine.tasks import parse_task
+from ledger_tui.engine.store.reading import brief, load_json, too_deep, words
+from ledger_tui.engine.agents.tasks import parse_task
 
 # τ²-bench's environment names → this project's domains
 DOMAIN_NAMES = {"airline": "airline", "retail": "retail", "telecom": "telecom", "telecom-workflow": "telecom"}

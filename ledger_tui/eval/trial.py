@@ -15,11 +15,11 @@ from typing import Any, Callable
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ContextWindowExceededError, ModelError, TransientModelError
 from ledger_tui.engine.events import Event, Notice, Refusal, SessionStarted, ToolResult, agent_text
-from ledger_tui.engine.fold import SessionState, fold
-from ledger_tui.engine.gold import fresh_environment, run_gold
-from ledger_tui.engine.models import Model
+from ledger_tui.engine.store.fold import SessionState, fold
+from ledger_tui.engine.agents.gold import fresh_environment, run_gold
+from ledger_tui.engine.model.models import Model
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.grade import grade_run
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.models import Model, ModelTurn
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.model.models import Model, ModelTurn
+from ledger_tui.engine.agents.tasks import Task
 
 STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
 
@@ -67,7 +67,7 @@ class UserSimulator:
     async def _prompt(self) -> list[dict[str, Any]]:
         """The simulator's prompt, its oldest turns folded (at an agent message, so a phone call
         keeps its result) when it would not fit the context window; as the agent's, in chunks."""
-        from ledger_tui.engine import context
+        from ledger_tui.engine.model import context
         from ledger_tui.engine.errors import ContextWindowExceededError
 
         system = {"role": "system", "content": self.system()}

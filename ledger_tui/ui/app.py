@@ -22,10 +22,10 @@ from ledger_tui.domains import domain_for
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
-from ledger_tui.engine.models import Model, NoModel
+from ledger_tui.engine.model.models import Model, NoModel
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.store import LoadedTrajectory, read_trajectory
+from ledger_tui.engine.store.trajectories import LoadedTrajectory, read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
 from ledger_tui.ui.run_index import load_runs
 from ledger_tui.ui.screens.browse import BrowseScreen

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ledger_tui.engine.domain import Domain, Tool
-from ledger_tui.engine.serialize import jsonable
+from ledger_tui.engine.store.serialize import jsonable
 from ledger_tui.ui.console import Command, ConsoleError
 
 COMMANDS = ("/say", "/call", "/me", "/tools", "/end", "/help")

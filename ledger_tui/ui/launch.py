@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.models import Model
+from ledger_tui.engine.model.models import Model
 
 if TYPE_CHECKING:
-    from ledger_tui.engine.store import LoadedTrajectory
+    from ledger_tui.engine.store.trajectories import LoadedTrajectory
     from ledger_tui.eval.diff import RunDiff
 from ledger_tui.engine.session import Session
 

@@ -17,7 +17,7 @@ from typing import Iterable, get_args
 
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Category, GateDecided
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.ordering import mode_key, natural_key
 from ledger_tui.eval.report import PRECEDENCE, Finding, build_report
 

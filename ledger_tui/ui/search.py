@@ -33,7 +33,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.serialize import compact
+from ledger_tui.engine.store.serialize import compact
 
 Pane = Literal["conversation", "ledger", "gate"]
 PANE_NAMES: dict[str, str] = {"conversation": "Chat", "ledger": "Ledger", "gate": "Gate"}  # as the footer names them

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Literal, Sequence
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, GateDecision
-from ledger_tui.engine.fold import SessionState, fold
+from ledger_tui.engine.store.fold import SessionState, fold
 from ledger_tui.engine.disclosure import is_read_decision, rejudge
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.ledger import STATED_PREFIX, absorb, state

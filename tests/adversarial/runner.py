@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from ledger_tui.engine.events import GateDecided, GateDecision, ToolCall, ToolCallProposed, ToolResult, Verdict
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
-from ledger_tui.engine.script import AgentItem, CustomerActionItem, CustomerItem, Script, _turn
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.agents.script import AgentItem, CustomerActionItem, CustomerItem, Script, _turn
 from ledger_tui.engine.session import Session, drain
 
 HERE = Path(__file__).parent
@@ -96,14 +96,14 @@ class LenientModel(ScriptedModel):
 def _task(domain: Any, task_id: str | None) -> Any:
     if task_id is None:
         return None
-    from ledger_tui.engine.tasks import by_name, load_tasks
+    from ledger_tui.engine.agents.tasks import by_name, load_tasks
 
     return by_name(load_tasks(domain.tasks_path))[str(task_id)]  # a task's former id finds it too
 
 
 def fresh_env(domain_name: str, task: str | None = None) -> Any:
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.gold import fresh_environment
+    from ledger_tui.engine.agents.gold import fresh_environment
 
     domain = load_domain(domain_name)
     return fresh_environment(domain, _task(domain, task))

@@ -65,13 +65,13 @@ def test_run_prints_a_summary_and_dumps_the_db(tmp_path: Path):
     digest = next(line.split()[1] for line in out.stdout.splitlines() if line.startswith("db "))
     dumped = json.loads((tmp_path / "db.json").read_text())
     assert set(dumped) == {"flights", "users", "reservations"}
-    from ledger_tui.engine.serialize import digest as compute
+    from ledger_tui.engine.store.serialize import digest as compute
 
     assert compute(dumped) == digest, "a blocked cancellation leaves the shipped db unchanged"
 
 
 def test_run_a_task_with_the_gold_agent(tmp_path: Path):
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.agents.tasks import load_tasks
 
     task = next(t for t in load_tasks(ROOT / "domains/airline/tasks.json") if not t.is_refusal)
     out = cli("run", "--domain", "airline", "--task", task.id, "--agent", "gold", "--out", str(tmp_path / "g.jsonl"))

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from ledger_tui import cli
-from ledger_tui.engine import store
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store import trajectories as store
+from ledger_tui.engine.store.trajectories import read_trajectory
 from tests.cli.test_cli import ROOT
 
 SAMPLE = ROOT / "tests" / "data" / "tau2_runs_sample" / "gpt-4.1_telecom_sample.json"

@@ -133,7 +133,7 @@ def test_json_held_as_text_nested_past_the_limit_is_kept_as_text(tmp_path, capsy
     write(data, tmp_path / "results.json")
     status, _, err = ledger_tui(capsys, monkeypatch, tmp_path, "import-tau2", "results.json", "--out", "imported")
     assert status == 0, err
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
 
     results = [e for p in sorted((tmp_path / "imported").glob("*.jsonl")) for e in read_trajectory(p).events if e.type == "tool_result"]
     from ledger_tui.engine.limits import MAX_RESULT
@@ -299,7 +299,7 @@ def test_json_nested_past_the_limit_is_one_sentence(kind, tmp_path, capsys, monk
 def test_size_limits_are_enforced_with_a_sentence(tmp_path, capsys, monkeypatch):
     """A file over 1 GB is refused before it is read (a sparse file: no disk used), a JSON Lines
     line over 16 MB is named."""
-    from ledger_tui.engine.reading import MAX_FILE_BYTES, MAX_LINE_BYTES
+    from ledger_tui.engine.store.reading import MAX_FILE_BYTES, MAX_LINE_BYTES
 
     huge = tmp_path / "huge.json"
     with huge.open("wb") as fh:

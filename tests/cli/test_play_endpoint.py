@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger_tui.cli import app
-from ledger_tui.engine.probe import check_endpoint
+from ledger_tui.engine.model.probe import check_endpoint
 
 
 def serve(status: int) -> Iterator[str]:

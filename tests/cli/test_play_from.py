@@ -12,8 +12,8 @@ from textual.widgets import Static
 
 from ledger_tui.engine.events import ConfirmationRequested
 from ledger_tui.engine.fork import fork
-from ledger_tui.engine.store import read_trajectory
-from ledger_tui.engine.models import NoModel
+from ledger_tui.engine.store.trajectories import read_trajectory
+from ledger_tui.engine.model.models import NoModel
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.play import PlayScreen
 from tests.cli.test_cli import cli, one_sentence_error

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from ledger_tui.engine.events import GateDecided, LedgerUpdated
-from ledger_tui.engine.store import read_trajectory, write_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory, write_trajectory
 from tests.cli.test_cli import ROOT, cli
 from tests.ui.scenarios import TWO_STOPS_MESSAGES, as_written_before_needs_read, record, two_stops_turns
 

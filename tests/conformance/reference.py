@@ -245,13 +245,13 @@ def project_domain(domain: str) -> Any:
 
 @lru_cache(maxsize=None)
 def _project_task(domain: str, index: int) -> Any:
-    from ledger_tui.engine.tasks import Task
+    from ledger_tui.engine.agents.tasks import Task
 
     return Task.model_validate(task_dicts(domain)[index])
 
 
 def project_env(domain: str, task_index: int | None = None) -> Any:
-    from ledger_tui.engine.gold import fresh_environment
+    from ledger_tui.engine.agents.gold import fresh_environment
 
     task = _project_task(domain, task_index) if task_index is not None else None
     return fresh_environment(project_domain(domain), task)

@@ -8,7 +8,7 @@ import pytest
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import Refusal
-from ledger_tui.engine.script import load_script
+from ledger_tui.engine.agents.script import load_script
 from ledger_tui.testing import decisions as gate_decisions
 from ledger_tui.testing import play_script
 

@@ -13,8 +13,8 @@ from functools import cache
 import pytest
 
 from ledger_tui.domains import load_domain
-from ledger_tui.engine.gold import run_gold
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import run_gold
+from ledger_tui.engine.agents.tasks import load_tasks
 
 DOMAIN = load_domain("airline")
 TASKS = load_tasks(DOMAIN.tasks_path)

@@ -15,7 +15,7 @@ from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import DatabaseError
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.serialize import digest
 
 DOMAIN = load_domain("airline")
 TODAY = "2024-05-15"

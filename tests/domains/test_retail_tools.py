@@ -13,7 +13,7 @@ from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import DatabaseError
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.serialize import digest
 
 DOMAIN = load_domain("retail")
 

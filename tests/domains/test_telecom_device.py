@@ -9,7 +9,7 @@ from ledger_tui.domains.telecom import device
 from ledger_tui.domains.telecom.schema import TelecomUserDB
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.serialize import digest
 
 DOMAIN = load_domain("telecom")
 TAU2_DEFAULT_USER_DB = "e1f3a8637388808221228ff3f87294444e6b64caf721f5eb243a85d0a9380b28"

@@ -11,7 +11,7 @@ from ledger_tui.domains import load_domain
 from ledger_tui.domains.telecom import generate, state as telecom_state
 from ledger_tui.domains.telecom.schema import TelecomDB, TelecomUserDB
 from ledger_tui.engine.errors import DatabaseError, TaskError
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.serialize import digest
 
 DOMAIN = load_domain("telecom")
 

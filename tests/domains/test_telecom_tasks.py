@@ -13,8 +13,8 @@ import pytest
 
 from ledger_tui.domains import load_domain
 from ledger_tui.domains.telecom import state as telecom_state
-from ledger_tui.engine.gold import fresh_environment, run_gold
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import fresh_environment, run_gold
+from ledger_tui.engine.agents.tasks import load_tasks
 
 DOMAIN = load_domain("telecom")
 TASKS = load_tasks(DOMAIN.tasks_path)

@@ -12,8 +12,8 @@ import pytest
 from ledger_tui.domains import load_domain
 from ledger_tui.domains.telecom import state as telecom_state
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.grade import grade_run
 
 DOMAIN = load_domain("telecom")

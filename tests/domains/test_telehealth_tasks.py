@@ -12,8 +12,8 @@ import asyncio
 import pytest
 
 from ledger_tui.domains import load_domain
-from ledger_tui.engine.gold import run_gold
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import run_gold
+from ledger_tui.engine.agents.tasks import load_tasks
 
 DOMAIN = load_domain("telehealth")
 TASKS = load_tasks(DOMAIN.tasks_path)

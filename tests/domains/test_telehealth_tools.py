@@ -19,7 +19,7 @@ from ledger_tui.engine.observe import read_pairs
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import GateDecided, Refusal, ToolCall
 from ledger_tui.engine.gate import SessionContext, suggest_read
-from ledger_tui.engine.serialize import digest
+from ledger_tui.engine.store.serialize import digest
 from ledger_tui.engine.session import Session
 from ledger_tui.testing import play_script
 

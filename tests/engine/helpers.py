@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger_tui.engine.events import Event, GateDecided, ToolCall
-from ledger_tui.engine.models import ModelTurn
+from ledger_tui.engine.model.models import ModelTurn
 from ledger_tui.engine.session import drain
 
 __all__ = ["call", "drain", "turn", "verdicts"]

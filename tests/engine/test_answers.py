@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.answer_tables import FOLDER, LANGS, measure
-from ledger_tui.engine.answers import CardWords, answer_reading, reply_words
+from ledger_tui.engine.conversation.answers import CardWords, answer_reading, reply_words
 
 TABLES = sorted(FOLDER.glob("replies-*.json"))
 CANCEL = reply_words(["cancel"], ["CAA302", "JFK", "LAX"], ["Cancel reservation CAA302", "Refund: $157 to your Visa ending in 9431"])

@@ -8,8 +8,8 @@ import sys
 def test_engine_and_domains_import_without_textual_or_rich():
     code = """
 import json, sys
-import ledger_tui.engine.session, ledger_tui.engine.gold, ledger_tui.engine.script, ledger_tui.engine.models
-import ledger_tui.engine.store, ledger_tui.engine.fold, ledger_tui.testing, ledger_tui.explain
+import ledger_tui.engine.session, ledger_tui.engine.agents.gold, ledger_tui.engine.agents.script, ledger_tui.engine.model.models
+import ledger_tui.engine.store.trajectories, ledger_tui.engine.store.fold, ledger_tui.testing, ledger_tui.explain
 import ledger_tui.domains as domains
 for name in domains.available():
     domains.load_domain(name)

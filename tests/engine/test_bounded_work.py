@@ -19,11 +19,11 @@ import pytest
 from ledger_tui.domains import load_domain
 from ledger_tui.engine import limits
 from ledger_tui.engine.events import AssistantMessage, LedgerUpdated, Notice, ToolCall, ToolResult, UserMessage
-from ledger_tui.engine.models import ModelTurn, ScriptedModel, read_completion
-from ledger_tui.engine.reading import MAX_LINE_BYTES
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel, read_completion
+from ledger_tui.engine.store.reading import MAX_LINE_BYTES
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.store import read_trajectory
-from ledger_tui.engine.text import tokens
+from ledger_tui.engine.store.trajectories import read_trajectory
+from ledger_tui.engine.conversation.text import tokens
 from tests.cli.test_cli import ROOT, cli
 
 EMAIL = "mateo.ward5763@example.com"  # a retail customer of the shipped database

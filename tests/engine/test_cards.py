@@ -12,7 +12,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     Verdict,
 )
-from ledger_tui.engine.models import FunctionModel, ScriptedModel
+from ledger_tui.engine.model.models import FunctionModel, ScriptedModel
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import call, drain, turn
 
@@ -143,7 +143,7 @@ async def test_the_card_names_the_account_holder_the_changes_are_made_on(toy_dom
 
 
 def test_the_holder_is_named_as_the_profile_read_shows_them():
-    from ledger_tui.engine.cards import holder
+    from ledger_tui.engine.conversation.cards import holder
     from ledger_tui.engine.ledger import Ledger, absorb
 
     ledger, _ = absorb(Ledger(), [("users.grace_scott_6483", {"name": {"first_name": "Grace", "last_name": "Scott"}}),

@@ -10,8 +10,8 @@ import pytest
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided
-from ledger_tui.engine.fold import Timeline, fold
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.fold import Timeline, fold
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import asks_and_answers, waits_lines
 
 SESSIONS = Path(__file__).resolve().parents[2] / "sessions"

@@ -1,6 +1,6 @@
 """Transcript compaction: what the model no longer needs to read twice is sent as a short reference."""
 
-from ledger_tui.engine.models import FunctionModel
+from ledger_tui.engine.model.models import FunctionModel
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import call, drain, turn
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger_tui.engine.consent import Detail, RecordRef, Terms, proposal_problem, read_reply
-from ledger_tui.engine.text import names, tokens
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms, proposal_problem, read_reply
+from ledger_tui.engine.conversation.text import names, tokens
 
 TABLES = Path(__file__).resolve().parent.parent / "data" / "acceptance"
 # the action a table row's proposal was for, as the gate's verb families

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from ledger_tui.engine import context
+from ledger_tui.engine.model import context
 from ledger_tui.engine.errors import ContextWindowExceededError
 from ledger_tui.engine.events import Notice
-from ledger_tui.engine.models import FunctionModel, ModelTurn, OpenAIModel
-from ledger_tui.engine.prompt import build_messages
+from ledger_tui.engine.model.models import FunctionModel, ModelTurn, OpenAIModel
+from ledger_tui.engine.model.prompt import build_messages
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import call, drain
 from tests.loopback import LoopbackServer, sequence

@@ -9,8 +9,8 @@ import pytest
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.gold import run_gold
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import run_gold
+from ledger_tui.engine.agents.tasks import load_tasks
 
 
 def plain_digest(db) -> str:
@@ -98,7 +98,7 @@ def test_keys_deleted_and_added_again_keep_the_order_a_dict_would():
 
 
 def test_a_record_copied_in_part_is_whole_and_private_when_asked_for():
-    from ledger_tui.engine.cow import edit, is_frozen, look
+    from ledger_tui.engine.store.cow import edit, is_frozen, look
 
     domain = load_domain("airline")
     env = Environment(domain)
@@ -130,7 +130,7 @@ def test_records_added_removed_and_changed_anywhere_digest_as_a_plain_database(n
     is the plain one every time."""
     import random
 
-    from ledger_tui.engine.cow import CowRecords
+    from ledger_tui.engine.store.cow import CowRecords
 
     domain = load_domain(name)
     rng = random.Random(name)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ledger_tui.cli import app
 from ledger_tui.engine.events import EvidenceRead, GateDecided, Verdict, dump_event
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCKED = ROOT / "sessions" / "airline-cancel-blocked.jsonl"

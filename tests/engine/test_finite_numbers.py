@@ -17,10 +17,10 @@ import pytest
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, Refusal, ToolCall, ToolResult, Verdict
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 from tests.engine.helpers import drain, turn
 
 NAN = float("nan")
@@ -131,7 +131,7 @@ async def test_nan_from_a_model_through_the_openai_client_reaches_the_gate_as_a_
     """A model may write NaN in its JSON arguments (Python's json reads it); the call reaches the
     gate with a float NaN, is refused, and the conversation goes on: the next request carries the
     refused call back to the model without breaking the client."""
-    from ledger_tui.engine.models import OpenAIModel
+    from ledger_tui.engine.model.models import OpenAIModel
     from tests.loopback import LoopbackServer, sequence
 
     replies = [

@@ -28,7 +28,7 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.fold import Chain, GrowSet, SessionState, Timeline, Totals, advance, fold
+from ledger_tui.engine.store.fold import Chain, GrowSet, SessionState, Timeline, Totals, advance, fold
 from ledger_tui.engine.ledger import Ledger, apply_update
 
 # ----------------------------------------------------------------------------- the naive reference

@@ -14,9 +14,9 @@ import pytest
 
 from ledger_tui.engine.events import ConfirmationAnswered, GateDecided, SessionEnded, UserMessage, Verdict
 from ledger_tui.engine.fork import ForkError, fork, fork_point, redrive
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import drain
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = sorted((ROOT / "sessions").glob("*.jsonl"))

@@ -1,8 +1,8 @@
 """The gold agent follows the gate's hints, gets the customer's yes, and makes the gold writes."""
 
 from ledger_tui.engine.events import Verdict
-from ledger_tui.engine.gold import gold_digests, run_gold
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.gold import gold_digests, run_gold
+from ledger_tui.engine.agents.tasks import Task
 
 
 IDENTIFY = {"name": "find_member_by_email", "arguments": {"email": "ada@example.org"}}

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from ledger_tui.engine.errors import TrajectoryError
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from tests.cli.test_cli import ROOT, cli, one_sentence_error
 
 SHIPPED = ROOT / "sessions" / "airline-cancel-blocked.jsonl"

@@ -14,7 +14,7 @@ from ledger_tui.engine.errors import (
     TransientModelError,
 )
 from ledger_tui.engine.events import AssistantMessage, GateDecided, Notice, TokenUsage, ToolResult, Verdict
-from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel, parse_extra_body
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel, RetryingModel, parse_extra_body
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import drain
 from tests.loopback import LoopbackServer, sequence

@@ -1,6 +1,6 @@
 """No write of any session changes what every other session starts from.
 
-Sessions share one validated copy of a domain's database (copy-on-write, `engine/cow.py`): writes
+Sessions share one validated copy of a domain's database (copy-on-write, `engine/store/cow.py`): writes
 look at shared records and copy only what they change. Here every write tool of every domain (and
 the generic tools, and telecom's phone tools) runs in many ways: each task's gold actions in order
 in one session (so later writes find records an earlier one copied, whole or in part), the same
@@ -20,13 +20,13 @@ from typing import Any, Iterator
 import pytest
 
 from ledger_tui.domains import load_domain
-from ledger_tui.engine import cow
-from ledger_tui.engine.cow import CowRecords, SharedRecordChanged
+from ledger_tui.engine.store import cow
+from ledger_tui.engine.store.cow import CowRecords, SharedRecordChanged
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.serialize import digest
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.store.serialize import digest
+from ledger_tui.engine.agents.tasks import load_tasks
 
 COW_DOMAINS = ("airline", "retail", "telehealth")
 WRONG = (None, "x", 7, 2.5, True, [], {}, ["a"], {"k": "v"})

@@ -19,11 +19,11 @@ from ledger_tui.engine.events import (
     ToolResult,
     Verdict,
 )
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine.models import FunctionModel, ScriptedModel
-from ledger_tui.engine.questions import read_answer
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.model.models import FunctionModel, ScriptedModel
+from ledger_tui.engine.conversation.questions import read_answer
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import question_of, waits_lines
 from tests.engine.helpers import call, drain, turn
 
@@ -259,8 +259,8 @@ def test_the_shipped_roaming_session_asks_being_abroad_twice_and_stops_on_the_an
 async def test_an_evaluated_run_puts_the_question_to_the_customer_simulator_and_its_answer_counts(tmp_path):
     """The LLM path of `eval`: the simulator hears the system's question as the agent's words (as
     it hears a card), its reply is read by the closed reader, and the write runs on its yes."""
-    from ledger_tui.engine.models import FunctionModel
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.model.models import FunctionModel
+    from ledger_tui.engine.agents.tasks import load_tasks
     from ledger_tui.eval.trial import run_llm_trial
 
     domain = load_domain("airline")

@@ -18,8 +18,8 @@ import pytest
 
 from ledger_tui.engine.disclosure import rejudge
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolCall, ToolResult, Verdict
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from ledger_tui.engine.errors import ContextWindowExceededError, ModelError, TransientModelError
 from ledger_tui.engine.events import AssistantMessage, Notice, TokenUsage, ToolResult
-from ledger_tui.engine.models import ClientOptions, OpenAIModel
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel
 from ledger_tui.engine.session import Session
 from tests.engine.helpers import drain
 from tests.loopback import LoopbackServer

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ledger_tui.engine.schema import SCHEMA_FILE, schema_text
+from ledger_tui.engine.store.schema import SCHEMA_FILE, schema_text
 from tests.cli.test_cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ def validator():
 
 def test_the_committed_schema_is_what_the_event_models_generate():
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
-        "the events changed: regenerate with `ledger-tui schema -o ledger_tui/engine/trajectory.schema.json`"
+        "the events changed: regenerate with `ledger-tui schema -o ledger_tui/engine/store/trajectory.schema.json`"
     )
 
 

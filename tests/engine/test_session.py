@@ -11,10 +11,10 @@ from ledger_tui.engine.events import (
     ToolResult,
     Verdict,
 )
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine.models import FunctionModel, ModelTurn, ScriptedModel
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.model.models import FunctionModel, ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from tests.engine.helpers import call, drain, turn, verdicts
 
 IDENTIFY = call("find_member_by_email", "id1", email="ada@example.org")

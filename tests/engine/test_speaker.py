@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ledger_tui.engine.events import GateDecided, ToolResult, Verdict
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.speaker import given_for_another
+from ledger_tui.engine.conversation.speaker import given_for_another
 from tests.engine.helpers import call, drain, turn
 
 TABLES = sorted((Path(__file__).parents[1] / "data" / "identity").glob("claims-*.json"))

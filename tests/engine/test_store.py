@@ -9,10 +9,10 @@ import pytest
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import SCHEMA_VERSION, SessionStarted, UserMessage
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine.store import TrajectoryWriter, read_trajectory
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.store.trajectories import TrajectoryWriter, read_trajectory
 from tests.engine.helpers import drain, turn
 
 
@@ -90,7 +90,7 @@ def test_a_killed_process_leaves_every_complete_event(tmp_path):
     path = tmp_path / "killed.jsonl"
     code = f"""
 import os, signal
-from ledger_tui.engine.store import TrajectoryWriter
+from ledger_tui.engine.store.trajectories import TrajectoryWriter
 from ledger_tui.engine.events import UserMessage
 w = TrajectoryWriter({str(path)!r})
 for i in range(5):
@@ -179,7 +179,7 @@ def test_a_schema_older_than_the_first_is_one_sentence(tmp_path):
 
 def test_a_process_that_keeps_trajectories_in_memory_writes_no_file_and_hands_each_over_once(tmp_path, monkeypatch):
     """A Ray actor's runs: each trajectory travels back with its result instead of a file."""
-    from ledger_tui.engine import store
+    from ledger_tui.engine.store import trajectories as store
 
     monkeypatch.setattr(store, "_IN_MEMORY", None)
     store.keep_in_memory()

@@ -54,7 +54,7 @@ from ledger_tui.engine.events import (
     ToolCallProposed,
     ToolResult,
 )
-from ledger_tui.engine.fold import CURRENT_USER
+from ledger_tui.engine.store.fold import CURRENT_USER
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAINS = ("airline", "retail", "telecom", "telehealth")
@@ -80,7 +80,7 @@ def _task(domain_name: str, task_id: str | None) -> Any:
     if task_id is None:
         return None
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.tasks import by_name, load_tasks
+    from ledger_tui.engine.agents.tasks import by_name, load_tasks
 
     domain = load_domain(domain_name)
     return by_name(load_tasks(domain.tasks_path))[str(task_id)]  # the cases name some tasks by their former ids
@@ -88,7 +88,7 @@ def _task(domain_name: str, task_id: str | None) -> Any:
 
 def fresh_env(domain_name: str, task_id: str | None) -> Any:
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.gold import fresh_environment
+    from ledger_tui.engine.agents.gold import fresh_environment
 
     return fresh_environment(load_domain(domain_name), _task(domain_name, task_id))
 
@@ -97,7 +97,7 @@ def sources() -> list[tuple[str, str, Any]]:
     """Every conversation source, as (kind, domain, what): kind "gold" (what = task id),
     "adversarial" (what = (case path, "forbidden" | "twin")) or "script" (what = script path)."""
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.tasks import load_tasks
+    from ledger_tui.engine.agents.tasks import load_tasks
     from tests.adversarial.runner import case_files, load_case
 
     out: list[tuple[str, str, Any]] = []
@@ -127,7 +127,7 @@ async def play(kind: str, domain_name: str, what: Any) -> Conversation:
 
     label = source_label(kind, domain_name, what)
     if kind == "gold":
-        from ledger_tui.engine.gold import run_gold
+        from ledger_tui.engine.agents.gold import run_gold
 
         report = await run_gold(load_domain(domain_name), _task(domain_name, what))
         return Conversation(label, domain_name, str(what), list(report.events))
@@ -138,7 +138,7 @@ async def play(kind: str, domain_name: str, what: Any) -> Conversation:
         case = load_case(path)
         session = await play_case(case["domain"], case[side], task=case.get("task"))
         return Conversation(label, domain_name, case.get("task"), list(session.events))
-    from ledger_tui.engine.script import load_script
+    from ledger_tui.engine.agents.script import load_script
     from ledger_tui.testing import play_script
 
     script = load_script(what)
@@ -226,7 +226,7 @@ def executed_before(events: list[Event], seq: int) -> Iterator[ToolCall]:
 def supplied_pairs(domain: Any, call: ToolCall, outcome: Any, customer_text: tuple[str, ...]) -> list[tuple[str, Any]]:
     """What the session would put in the ledger from this read: `read_pairs`, and the
     identification pairs `observe_read` adds when the read identifies the customer."""
-    from ledger_tui.engine.fold import IDENTIFIED_PREFIX
+    from ledger_tui.engine.store.fold import IDENTIFIED_PREFIX
     from ledger_tui.engine.ledger import Ledger
     from ledger_tui.engine.observe import observe_read, read_pairs
 
@@ -248,7 +248,7 @@ def check_conversation(conv: Conversation) -> list[Check]:
     """Replay every suggested read of every needs-a-read predicate of one conversation."""
     from ledger_tui.domains import load_domain
     from ledger_tui.engine.events import SessionEnded
-    from ledger_tui.engine.fold import fold
+    from ledger_tui.engine.store.fold import fold
 
     domain = load_domain(conv.domain_name)
     started = next(e for e in conv.events if isinstance(e, SessionStarted))

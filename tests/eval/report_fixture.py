@@ -23,8 +23,8 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.store import write_trajectory
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.store.trajectories import write_trajectory
+from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.trial import TrialResult, trajectory_path
 
 

@@ -1,4 +1,4 @@
-"""The model client's lean HTTP transport (ledger_tui/engine/transport.py) under `openai.AsyncOpenAI`:
+"""The model client's lean HTTP transport (ledger_tui/engine/model/transport.py) under `openai.AsyncOpenAI`:
 the reply shapes HTTP/1.1 allows besides the loopback server's own (chunked, gzip, close-delimited,
 an interim 100, a redirect), connection reuse, and the library's transport kept behind a proxy."""
 
@@ -8,7 +8,7 @@ import asyncio
 import gzip
 import json
 
-from ledger_tui.engine.models import ClientOptions, OpenAIModel, _Endpoint
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel, _Endpoint
 from tests.loopback import LoopbackServer, sequence
 
 COMPLETION = {

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from ledger_tui.engine.events import Notice
-from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel, RetryingModel
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.results import RESULTS, load_results
 from ledger_tui.eval.runner import run_eval
 from ledger_tui.eval.trial import EvalConfig

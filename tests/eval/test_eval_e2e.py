@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from ledger_tui.engine.models import ClientOptions, OpenAIModel, RetryingModel
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel, RetryingModel
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.results import load_results
 from ledger_tui.eval.runner import run_eval
 from ledger_tui.eval.trial import EvalConfig

@@ -23,8 +23,8 @@ import ray
 from benchmarks.eval import responder_for
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.agents.tasks import load_tasks
 from ledger_tui.eval.backends.ray_actor import ShippedDomain
 from ledger_tui.eval.backends.ray_cluster import INSTALL, Cluster, RayError, check_backend
 from ledger_tui.eval.results import load_results

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ledger_tui.engine.errors import LedgerTuiError
-from ledger_tui.engine.models import ClientOptions, ModelFactory
+from ledger_tui.engine.model.models import ClientOptions, ModelFactory
 from ledger_tui.eval.results import load_results
 from ledger_tui.eval.runner import run_eval, worker_count
 from ledger_tui.eval.trial import EvalConfig

@@ -8,9 +8,9 @@ import json
 import re
 from typing import Any
 
-from ledger_tui.engine.irma import CONSTRAINTS_SYSTEM, TOOLS_SYSTEM
-from ledger_tui.engine.models import ModelFactory
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.agents.irma import CONSTRAINTS_SYSTEM, TOOLS_SYSTEM
+from ledger_tui.engine.model.models import ModelFactory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval import paper
 from ledger_tui.eval.results import load_results
 from ledger_tui.eval.runner import run_eval

@@ -13,7 +13,7 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from ledger_tui.engine.events import AssistantMessage, GateDecided, TokenUsage, ToolCallProposed
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from tests.cli.test_cli import cli, one_sentence_error
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ledger_tui.domains import load_domain
 from ledger_tui.cli import app
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 from ledger_tui.eval import paper
 from ledger_tui.eval.trial import TrialResult
 

@@ -4,7 +4,7 @@ import dataclasses
 
 from ledger_tui.engine.events import Verdict
 from ledger_tui.engine.gate import GateContext, predicate
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import Session
 from ledger_tui.eval.regress import regress, regress_lines
 from tests.engine.helpers import call, drain, turn

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ledger_tui.domains import available, load_domain
 from ledger_tui.cli import app
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 
 
 @pytest.mark.parametrize("name", available())

@@ -4,8 +4,8 @@ import subprocess
 import sys
 
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult
-from ledger_tui.engine.fold import fold
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.fold import fold
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.tau2 import audit, audit_lines, import_results
 from tests.eval.tau2_fixture import write_results
 

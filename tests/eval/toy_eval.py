@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.tasks import Task
 
 TASKS = [
     Task.model_validate(

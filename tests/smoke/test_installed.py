@@ -48,7 +48,7 @@ def elsewhere(tmp_path: Path) -> Path:
 def test_no_module_named_domains_is_loaded(elsewhere: Path):
     code = (
         "import json, sys\n"
-        "import ledger_tui.cli, ledger_tui.engine.session, ledger_tui.engine.gold, ledger_tui.eval.runner\n"
+        "import ledger_tui.cli, ledger_tui.engine.session, ledger_tui.engine.agents.gold, ledger_tui.eval.runner\n"
         "from ledger_tui.domains import available, load_domain\n"
         "names = available()\n"
         "for name in names: load_domain(name)\n"

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import ToolCall
-from ledger_tui.engine.gold import fresh_environment
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.agents.gold import fresh_environment
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.tasks import load_tasks
+from ledger_tui.engine.agents.tasks import load_tasks
 from ledger_tui.eval.grade import grade_run
 from ledger_tui.eval.results import RESULTS
 from ledger_tui.eval.trial import TrialResult, _stats, trajectory_path

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, ToolCall
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session, drain
 
 

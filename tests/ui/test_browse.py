@@ -196,7 +196,7 @@ def test_every_failure_class_has_a_short_name_that_fits_its_column():
 async def test_the_run_detail_counts_violations_and_stops_that_need_a_read(toy, tmp_path):
     """A folder of trajectories (no results.jsonl): each run's stops are read from its events, and
     sorting by gate puts the runs with violations first."""
-    from ledger_tui.engine.store import write_trajectory
+    from ledger_tui.engine.store.trajectories import write_trajectory
     from tests.ui.scenarios import TWO_STOPS_MESSAGES, record, two_stops_turns
 
     folder = tmp_path / "runs"

@@ -5,9 +5,9 @@ shows both."""
 from __future__ import annotations
 
 from ledger_tui.engine.events import ConfirmationAnswered, ConfirmationRequested, Verdict
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import GateLog
@@ -88,7 +88,7 @@ async def test_a_typed_reply_answers_the_card_too_and_replay_shows_card_and_answ
 
 def test_what_if_flips_the_recorded_answer_of_a_call_run_on_a_card():
     from ledger_tui.domains import load_domain
-    from ledger_tui.engine.fold import fold
+    from ledger_tui.engine.store.fold import fold
     from ledger_tui.examples import resolve_session
     from ledger_tui.ui.whatif import Edit, editable_targets, what_if
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from ledger_tui.engine.events import ConfirmationRequested
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.replay import ReplayScreen

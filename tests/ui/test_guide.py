@@ -12,7 +12,7 @@ from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, ToolCallProposed
 from ledger_tui.engine.ledger import EMPTY, absorb
 from ledger_tui.engine.session import Session
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.console import ConsoleError, parse_line
 from ledger_tui.ui.guide import Guide, seen_values, signature, starters

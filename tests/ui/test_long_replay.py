@@ -18,7 +18,7 @@ from ledger_tui.engine.events import (
     UserMessage,
     Verdict,
 )
-from ledger_tui.engine.fold import fold
+from ledger_tui.engine.store.fold import fold
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.widgets.conversation import HIGH, LOW, ConversationView
 from ledger_tui.ui.widgets.gate_log import LIST_MAX, LIST_MIN

@@ -9,9 +9,9 @@ import importlib
 from textual.widgets import Static
 
 from ledger_tui.engine.events import GateDecided
-from ledger_tui.engine.models import ScriptedModel
+from ledger_tui.engine.model.models import ScriptedModel
 from ledger_tui.engine.session import Session, drain
-from ledger_tui.engine.store import write_trajectory
+from ledger_tui.engine.store.trajectories import write_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets.gate_log import describe, row_class

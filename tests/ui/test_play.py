@@ -7,7 +7,7 @@ import json
 from textual.widgets import Input, Select, Static
 
 from ledger_tui.engine.events import SessionEnded, UserMessage, Verdict
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.help import HelpScreen
 from ledger_tui.ui.screens.play import PlayScreen

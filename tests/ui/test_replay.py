@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, Verdict
-from ledger_tui.engine.fold import fold
+from ledger_tui.engine.store.fold import fold
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.replay import ReplayScreen
 from ledger_tui.ui.screens.why import WhyScreen
@@ -246,7 +246,7 @@ async def test_exporting_twice_keeps_both_files(toy, tmp_path, monkeypatch):
 
 async def test_an_irma_replay_shows_each_helpers_answer_and_what_the_agent_read():
     from ledger_tui.engine.events import ReformulatedInput
-    from ledger_tui.engine.store import read_trajectory
+    from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.ui.widgets.status_bar import StatusBar
 
     path = Path(__file__).resolve().parents[2] / "sessions" / "airline-irma-cancel-goes-through.jsonl"

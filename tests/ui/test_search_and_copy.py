@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from ledger_tui.engine.events import LedgerUpdated
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.search import decision_text

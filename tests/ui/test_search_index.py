@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ledger_tui.engine.events import GateDecided, GateDecision, LedgerUpdated, PredicateResult, ToolCall, ToolCallProposed, ToolResult, UserMessage, Verdict
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.search import SearchIndex, search
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from ledger_tui.engine.events import LedgerUpdated
-from ledger_tui.engine.store import read_trajectory
+from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.widgets import GateReason

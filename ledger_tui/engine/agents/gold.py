@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.errors import LedgerTuiError, TaskError
-from ledger_tui.engine.cards import call_key
+from ledger_tui.engine.conversation.cards import call_key
 from ledger_tui.engine.events import (
     ConfirmationAnswered,
     ConfirmationRequested,
@@ -37,11 +37,11 @@ from ledger_tui.engine.events import (
     ToolResult,
     Verdict,
 )
-from ledger_tui.engine.models import FunctionModel, ModelTurn
+from ledger_tui.engine.model.models import FunctionModel, ModelTurn
 from ledger_tui.engine.outside import printable
-from ledger_tui.engine.reading import words
+from ledger_tui.engine.store.reading import words
 from ledger_tui.engine.session import Mode, Session, drain
-from ledger_tui.engine.tasks import Action, Task
+from ledger_tui.engine.agents.tasks import Action, Task
 
 IRMA_NEEDS_A_MODEL = (
     "Mode irma compares model agents (its helper calls need a model); run the gold agent in another mode, "

@@ -29,7 +29,7 @@ from typing import Any
 
 from ledger_tui.engine.errors import ScriptExhaustedError
 from ledger_tui.engine.events import Event, HelperCall
-from ledger_tui.engine.models import ClientOptions, Message, ModelTurn
+from ledger_tui.engine.model.models import ClientOptions, Message, ModelTurn
 
 HELPERS = ("constraints", "tools")
 

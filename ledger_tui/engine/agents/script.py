@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger_tui.engine.errors import ScriptError
 from ledger_tui.engine.events import Event, Notice, ToolCall
-from ledger_tui.engine.models import ModelTurn, ScriptedModel
-from ledger_tui.engine.reading import parse_json, read_text, words
+from ledger_tui.engine.model.models import ModelTurn, ScriptedModel
+from ledger_tui.engine.store.reading import parse_json, read_text, words
 from ledger_tui.engine.session import Session
 
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ledger_tui.engine.errors import TaskError
-from ledger_tui.engine.reading import parse_json, read_text, words
+from ledger_tui.engine.store.reading import parse_json, read_text, words
 
 
 class Loose(BaseModel):

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from ledger_tui.engine import lexicon as lx
-from ledger_tui.engine.text import tokens, value_tokens
+from ledger_tui.engine.conversation import lexicon as lx
+from ledger_tui.engine.conversation.text import tokens, value_tokens
 
 Answer = Literal["yes", "no", "unclear"]
 MAX_CHARS = 300  # longer than any plain yes or no

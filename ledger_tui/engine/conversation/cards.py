@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ledger_tui.engine.answers import CardWords, reply_words
+from ledger_tui.engine.conversation.answers import CardWords, reply_words
 from ledger_tui.engine.events import CardLine, ConfirmationAnswered, ConfirmationRequested, ToolCall
 
 if TYPE_CHECKING:

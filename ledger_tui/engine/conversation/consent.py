@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-from ledger_tui.engine import lexicon as lx
-from ledger_tui.engine.text import contains, positions, sentences, tokens, value_tokens
+from ledger_tui.engine.conversation import lexicon as lx
+from ledger_tui.engine.conversation.text import contains, positions, sentences, tokens, value_tokens
 
 # Verb families a reply can switch to: a yes that names only one of these, and none of the proposed
 # write's, is a yes to another action.

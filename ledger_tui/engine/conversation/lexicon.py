@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ledger_tui.engine.text import tokens
+from ledger_tui.engine.conversation.text import tokens
 
 Phrase = tuple[str, ...]
 

@@ -30,9 +30,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ledger_tui.engine import lexicon as lx
+from ledger_tui.engine.conversation import lexicon as lx
 from ledger_tui.engine.events import QuestionAnswered, QuestionChoice, QuestionRequested, ToolCall
-from ledger_tui.engine.text import tokens
+from ledger_tui.engine.conversation.text import tokens
 
 ANSWERS_PREFIX = "answers."
 AWAITING = "Not run yet: the system asked the customer a question this call depends on; their answer decides."

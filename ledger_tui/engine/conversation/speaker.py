@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
-from ledger_tui.engine import lexicon as lx
-from ledger_tui.engine.text import find, tokens, value_tokens
+from ledger_tui.engine.conversation import lexicon as lx
+from ledger_tui.engine.conversation.text import find, tokens, value_tokens
 
 RELATIONS = frozenset(
     "wife husband spouse partner mother mom mum mommy mummy mama father dad daddy papa parent parents son "

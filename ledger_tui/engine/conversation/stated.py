@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
-from ledger_tui.engine import lexicon as lx
-from ledger_tui.engine.text import sentences, tokens
+from ledger_tui.engine.conversation import lexicon as lx
+from ledger_tui.engine.conversation.text import sentences, tokens
 
 # Phrases that void a cue after them in the clause without a plain negator ("nothing to do with").
 _DENIALS = lx.phrases(

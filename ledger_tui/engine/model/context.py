@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ledger_tui.engine.models import Message, estimate_tokens, unwrap
-from ledger_tui.engine.prompt import message_tokens
+from ledger_tui.engine.model.models import Message, estimate_tokens, unwrap
+from ledger_tui.engine.model.prompt import message_tokens
 
 # The estimate (about four characters a token) against a real tokenizer on this project's prompts:
 # SmolLM2's (llama-server /tokenize) counts 4.0-4.2 characters a token on the three policies and

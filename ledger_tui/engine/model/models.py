@@ -28,8 +28,8 @@ from ledger_tui.engine.errors import (
     TransientModelError,
 )
 from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
-from ledger_tui.engine.reading import MAX_DEPTH, too_deep
-from ledger_tui.engine.tokens import Message, estimate_tokens, message_tokens
+from ledger_tui.engine.store.reading import MAX_DEPTH, too_deep
+from ledger_tui.engine.model.tokens import Message, estimate_tokens, message_tokens
 
 # The model clients send over `transport.FastTransport` (a fraction of the CPU per call of the HTTP
 # library's own pool); LEDGER_TUI_HTTP=default (read as each endpoint's clients are made) keeps the
@@ -234,7 +234,7 @@ class _Endpoint:
     otherwise costs ~15 ms of certificate loading per client.
 
     Unless a proxy is set or LEDGER_TUI_HTTP=default, the clients send over one `FastTransport`
-    (ledger_tui/engine/transport.py) whose idle connections are a list: one client then serves
+    (ledger_tui/engine/model/transport.py) whose idle connections are a list: one client then serves
     every session, and the per-call CPU of the client path is about half."""
 
     PER_CLIENT = 8
@@ -251,7 +251,7 @@ class _Endpoint:
         self.tokenize: str | bool | None = None
         self.transport: Any = None
         if os.environ.get(HTTP_SETTING, "") != "default":
-            from ledger_tui.engine.transport import FastTransport, proxied
+            from ledger_tui.engine.model.transport import FastTransport, proxied
 
             if not proxied(base_url or "https://api.openai.com/v1"):
                 # one pool of idle connections, taken and given back in O(1): one client serves all
@@ -270,7 +270,7 @@ class _Endpoint:
             import openai
 
             if self.transport is not None:
-                from ledger_tui.engine.transport import LeanClient
+                from ledger_tui.engine.model.transport import LeanClient
 
                 http = LeanClient(self.transport, timeout=openai.DEFAULT_TIMEOUT, follow_redirects=True)
             else:
@@ -327,7 +327,7 @@ def _tls_context() -> Any:
     """One TLS context for every client, made as the SDK's HTTP library makes its default one
     (`httpx2` for openai 3, `httpx` before); True, each client making its own, if it cannot say."""
     if not _TLS:
-        from ledger_tui.engine.transport import http_library
+        from ledger_tui.engine.model.transport import http_library
 
         make = getattr(http_library(), "create_ssl_context", None)
         try:

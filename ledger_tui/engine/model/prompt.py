@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger_tui.engine.tokens import Message, estimate_tokens, message_tokens
+from ledger_tui.engine.model.tokens import Message, estimate_tokens, message_tokens
 
 INSTRUCTIONS = """You are a customer-service agent. Follow the policy below exactly.
 - Use the tools to look things up; never invent records, ids or amounts.

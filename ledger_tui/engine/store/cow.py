@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, MutableMapping
 
 from pydantic import BaseModel
 
-from ledger_tui.engine.encoding import canonical_text, is_model_type
+from ledger_tui.engine.store.encoding import canonical_text, is_model_type
 
 
 

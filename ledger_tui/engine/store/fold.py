@@ -400,7 +400,7 @@ def advance(state: SessionState, event: Event) -> SessionState:
         card = s.pending_card if s.pending_card is not None and s.pending_card.card == event.card else None
         c["pending_card"] = None
         if card is not None and event.answer != "yes":
-            from ledger_tui.engine.cards import call_key
+            from ledger_tui.engine.conversation.cards import call_key
 
             declined = s.declined
             for call in card.calls:

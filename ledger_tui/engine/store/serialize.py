@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ledger_tui.engine.encoding import canonical_text, is_model_type
+from ledger_tui.engine.store.encoding import canonical_text, is_model_type
 
 # The encoders of `json.dumps(value, default=str, ...)`, made once: `json.dumps` with any option
 # makes a new encoder on every call, which costs more than encoding a small record.
@@ -50,7 +50,7 @@ def tool_text(value: Any) -> str:
 
 def jsonable(value: Any) -> Any:
     """A plain-JSON view of a tool return, for the ledger (numbers stay numbers)."""
-    from ledger_tui.engine.cow import CowRecords, is_cow
+    from ledger_tui.engine.store.cow import CowRecords, is_cow
 
     if is_cow(value):
         return {name: jsonable(getattr(value, name)) for name in type(value).model_fields}
@@ -71,7 +71,7 @@ def jsonable(value: Any) -> Any:
 
 def digest(record: BaseModel | dict[str, Any]) -> str:
     """SHA-256 of the canonical dump: every field, keys sorted, `str()` for dates (τ²-bench §1.4)."""
-    from ledger_tui.engine.cow import cow_digest, is_cow
+    from ledger_tui.engine.store.cow import cow_digest, is_cow
 
     if is_cow(record):
         return cow_digest(record)  # type: ignore[arg-type]

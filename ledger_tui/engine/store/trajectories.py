@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import SCHEMA_VERSION, Event, GateDecided, SessionStarted, ToolCallProposed, dump_event, parse_event
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.reading import EVENT_DEPTH, json_lines, line_problem, read_text, words
+from ledger_tui.engine.store.reading import EVENT_DEPTH, json_lines, line_problem, read_text, words
 
 # The oldest schema read. Older versions read as they are: version 2 only added event kinds
 # (events.py), so every version-1 line is a version-2 event.

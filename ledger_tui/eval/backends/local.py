@@ -6,7 +6,7 @@ import asyncio
 import gc
 from typing import Awaitable, Callable
 
-from ledger_tui.engine.tasks import Task
+from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval import interrupt
 from ledger_tui.eval.trial import EvalConfig, TrialResult, run_one
 

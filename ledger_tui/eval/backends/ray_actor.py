@@ -61,7 +61,7 @@ class ShardActor:
         """Build the shard and prepare it: `("ready", where)` or `("setup_failed", ...)`."""
         import ray
 
-        from ledger_tui.engine.store import keep_in_memory
+        from ledger_tui.engine.store.trajectories import keep_in_memory
 
         try:
             self.home = _home()
@@ -77,7 +77,7 @@ class ShardActor:
 
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
         """One run's message; a result carries its trajectory's bytes last."""
-        from ledger_tui.engine.store import taken
+        from ledger_tui.engine.store.trajectories import taken
         from ledger_tui.eval.trial import trajectory_path
 
         await self.ready.wait()

@@ -169,8 +169,8 @@ async def _warm(config: EvalConfig, warm: tuple[int, ...]) -> None:
     and TLS context) before the first runs, as the writer's earlier work has paid them for a run
     in one process: one offline gold replay of a task (nothing written), one client made and
     closed. Anything that goes wrong here goes wrong again in a run, where it is reported."""
-    from ledger_tui.engine.gold import run_gold
-    from ledger_tui.engine.models import unwrap
+    from ledger_tui.engine.agents.gold import run_gold
+    from ledger_tui.engine.model.models import unwrap
 
     with contextlib.suppress(Exception):
         if warm:

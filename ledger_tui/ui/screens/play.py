@@ -36,7 +36,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.fold import SessionState, advance
+from ledger_tui.engine.store.fold import SessionState, advance
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import Session
 from ledger_tui.ui.console import Command, ConsoleError, parse_line

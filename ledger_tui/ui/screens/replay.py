@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
-from ledger_tui.engine.fold import SessionState, Timeline
+from ledger_tui.engine.store.fold import SessionState, Timeline
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import ungated
 from ledger_tui.ui.messages import StepChosen
@@ -379,7 +379,7 @@ class ReplayScreen(WorkbenchScreen):
         as the customer and acts as the agent. One sentence, and no fork, when it cannot be."""
         from ledger_tui.engine.errors import LedgerTuiError
         from ledger_tui.engine.fork import fork
-        from ledger_tui.engine.models import NoModel
+        from ledger_tui.engine.model.models import NoModel
         from ledger_tui.eval.outputs import fresh_name
         from ledger_tui.examples import runs_home
         from ledger_tui.ui.screens.play import PlayScreen

@@ -33,9 +33,9 @@ from ledger_tui.engine.events import (
     GateDecision,
     PredicateResult,
 )
-from ledger_tui.engine.fold import SessionState
+from ledger_tui.engine.store.fold import SessionState
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.serialize import compact
+from ledger_tui.engine.store.serialize import compact
 from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if

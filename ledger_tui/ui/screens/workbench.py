@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, Verdict
-from ledger_tui.engine.fold import SessionState, fold
+from ledger_tui.engine.store.fold import SessionState, fold
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import waits_lines
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted, HitChosen, HitsFound, SearchClosed

@@ -40,7 +40,7 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.irma import clipped
+from ledger_tui.engine.agents.irma import clipped
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import CardAnswered
 from ledger_tui.ui.search import entry as searched

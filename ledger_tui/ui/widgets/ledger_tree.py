@@ -29,7 +29,7 @@ from textual.widgets.tree import TreeNode
 from ledger_tui.engine.events import LedgerUpdated
 from ledger_tui.engine.ledger import Ledger
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.serialize import compact
+from ledger_tui.engine.store.serialize import compact
 from ledger_tui.ui.widgets.copying import copy_out, nothing_to_copy
 
 Change = str  # "added" | "changed" | "refreshed" | "stale"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widget import Widget
 
-from ledger_tui.engine.fold import SessionState
+from ledger_tui.engine.store.fold import SessionState
 from ledger_tui.engine.outside import shown
 
 
