@@ -75,7 +75,7 @@ def eval_command(
     from ledger_tui.eval.runner import select_tasks
     from ledger_tui.eval.trial import EvalConfig
     from ledger_tui.eval.summary import plot, summarize, table
-    from ledger_tui.eval.tau2 import tau2_domain
+    from ledger_tui.eval.tau2_data import tau2_domain
     from ledger_tui.eval.backends.ray_cluster import check_backend
     from ledger_tui.eval.backends.processes import Tau2DomainSource, check_workers
 
@@ -269,7 +269,7 @@ def list_tasks(
     """List a domain's task ids with their gold actions (or the write a refusal task must stop).
 
     The ids are what `eval --tasks` and `run --task` take."""
-    from ledger_tui.eval.tau2 import tau2_domain
+    from ledger_tui.eval.tau2_data import tau2_domain
 
     _, tasks = tau2_domain(domain, tau2_data, split, task_file)
     width = max((len(t.id) for t in tasks), default=4) + 2

@@ -95,8 +95,8 @@ def audit(folder: Path = typer.Argument(..., help="Trajectories from import-tau2
     """Per task and overall: recorded writes the gate would allow, call a violation, or stop for a read.
 
     Crossed with each run's reward."""
-    from ledger_tui.eval.tau2 import audit as run_audit
-    from ledger_tui.eval.tau2 import audit_lines
+    from ledger_tui.eval.audit import audit as run_audit
+    from ledger_tui.eval.audit import audit_lines
 
     rows, warnings = run_audit(folder)
     for w in warnings:
