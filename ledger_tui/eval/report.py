@@ -9,6 +9,7 @@ Running it again on the same folder gives the same report: nothing is re-run and
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,30 +119,53 @@ def _read_events(path: Path, warnings: list[str]) -> list[Event] | None:
     return loaded.events
 
 
-def find_trajectory(folder: Path, recorded: str, domain: str, mode: str, task_id: str, trial: int) -> tuple[Path, bool]:
-    """The trajectory a `results.jsonl` line names, looked up inside `folder` only: the recorded
-    path read from the folder (`runs/eval/trajectories/…` recorded, `COPY/trajectories/…` read: a
-    copied folder reads its own files, never the original's), else where eval puts it. Returns the
-    path and whether it exists; a missing one is the in-folder path it should have had."""
-    from ledger_tui.eval.outputs import OutputError
-    from ledger_tui.eval.trial import trajectory_path
+class TrajectoryFinder:
+    """The trajectories a folder's `results.jsonl` names, looked up inside the folder only: the
+    recorded path read from the folder (`runs/eval/trajectories/…` recorded, `COPY/trajectories/…`
+    read: a copied folder reads its own files, never the original's), else where eval puts it.
+    Each directory's real path is looked up once, not once a file: a thousand runs share a few."""
 
-    root = folder.resolve()
-    path = Path(recorded)
-    parts = path.parts[1:] if path.is_absolute() else path.parts
-    candidates = [folder.joinpath(*parts[i:]) for i in range(len(parts))]
-    try:
-        expected = trajectory_path(folder, domain, mode, task_id, trial)
-        candidates.append(expected)
-    except (OutputError, TypeError, ValueError):
-        expected = folder / "trajectories"
-    for candidate in candidates:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        root = os.path.realpath(folder)
+        self._root_prefix = root if root.endswith(os.sep) else root + os.sep
+        self._real_dirs: dict[str, str] = {}
+
+    def _inside(self, path: str) -> bool:
+        """Whether the file at `path` really lies inside the folder: no `..` or symlink leads out."""
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+        else:
+            folder, name = os.path.split(path)
+            real_dir = self._real_dirs.get(folder)
+            if real_dir is None:
+                real_dir = self._real_dirs[folder] = os.path.realpath(folder)
+            real = os.path.join(real_dir, name)
+        return real.startswith(self._root_prefix)
+
+    def _found(self, candidate: str) -> bool:
         try:
-            if candidate.is_file() and candidate.resolve().is_relative_to(root):
-                return candidate, True
+            return os.path.isfile(candidate) and self._inside(candidate)
         except (OSError, ValueError):  # a recorded name too long for the file system, or with a NUL
-            continue
-    return expected, False
+            return False
+
+    def find(self, recorded: str, domain: str, mode: str, task_id: str, trial: int) -> tuple[Path, bool]:
+        """The path of one line's trajectory and whether it exists; a missing one is the in-folder
+        path it should have had."""
+        from ledger_tui.eval.outputs import OutputError
+        from ledger_tui.eval.trial import trajectory_path
+
+        path = Path(recorded)
+        parts = path.parts[1:] if path.is_absolute() else path.parts
+        for i in range(len(parts)):
+            candidate = os.path.join(self.folder, *parts[i:])
+            if self._found(candidate):
+                return Path(candidate), True
+        try:  # only when the recorded path is not in the folder: where eval puts it
+            expected = trajectory_path(self.folder, domain, mode, task_id, trial)
+        except (OutputError, TypeError, ValueError):
+            return self.folder / "trajectories", False
+        return expected, self._found(str(expected))
 
 
 def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[RunReport], list[Any]]:
@@ -152,8 +176,9 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[R
     domains: dict[str, Domain | None] = {}
     results, damaged = read_results_file(folder)
     warnings.extend(damaged)
+    finder = TrajectoryFinder(folder)
     for result in results:
-        path, exists = find_trajectory(folder, str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
+        path, exists = finder.find(str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
         run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, str(path))
         run.disclosures = result.withheld
         runs.append(run)
