@@ -310,7 +310,7 @@ def _trajectory_folder(data: bytes, folder: Path) -> None:
     from ledger_tui.engine.events import Verdict
     from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.eval.report import build_report
-    from ledger_tui.eval.tau2 import audit, audit_lines
+    from ledger_tui.eval.audit import audit, audit_lines
     from ledger_tui.explain import decisions, explain_decision
     from ledger_tui.ui.run_index import load_runs
 
@@ -365,7 +365,8 @@ def _db(domain_name: str, file_name: str = "db.json") -> Callable[[bytes, Path],
 def _tau2(data: bytes, folder: Path) -> None:
     """import-tau2 then grade, as the CLI runs them on a results file."""
     from ledger_tui.eval.regrade import regrade
-    from ledger_tui.eval.tau2 import default_tau2_data, import_tau2
+    from ledger_tui.eval.tau2 import import_tau2
+    from ledger_tui.eval.tau2_data import default_tau2_data
 
     path = _write(folder, "results.json", data)
     _import_then_grade(path, folder, import_tau2, regrade, default_tau2_data())
@@ -407,7 +408,8 @@ def tau2_folders(draw: st.DrawFn) -> dict[str, Any]:
 
 def _tau2_folder(spec: dict[str, Any], folder: Path) -> None:
     from ledger_tui.eval.regrade import regrade
-    from ledger_tui.eval.tau2 import default_tau2_data, import_tau2
+    from ledger_tui.eval.tau2 import import_tau2
+    from ledger_tui.eval.tau2_data import default_tau2_data
 
     run = fresh(folder, "run")
     (run / "simulations").mkdir(parents=True)

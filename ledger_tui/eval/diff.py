@@ -241,7 +241,7 @@ def _run(loaded: LoadedTrajectory) -> Run:
 def reward_in_folder(path: Path) -> float | None:
     """The reward `eval` recorded for the trajectory at `path` in the results.jsonl of its output
     folder (`OUT/trajectories/<domain>/<mode>/<file>`); None when there is none, or it cannot be read."""
-    from ledger_tui.eval.report import find_trajectory
+    from ledger_tui.eval.report import TrajectoryFinder
     from ledger_tui.eval.results import RESULTS, read_results_file
 
     parents = Path(path).resolve().parents
@@ -253,8 +253,9 @@ def reward_in_folder(path: Path) -> float | None:
     try:
         results, _ = read_results_file(folder)
         wanted = Path(path).resolve()
+        finder = TrajectoryFinder(folder)
         for r in results:
-            found, exists = find_trajectory(folder, str(r.trajectory), r.domain, r.mode, r.task_id, r.trial)
+            found, exists = finder.find(str(r.trajectory), r.domain, r.mode, r.task_id, r.trial)
             if exists and found.resolve() == wanted:
                 return r.reward
     except (LedgerTuiError, OSError):

@@ -227,7 +227,7 @@ def _tasks(results: Results, folder_tasks: list[Task]) -> tuple[dict[str, Task],
 
 
 def regrade(path: Path | str, tau2_data: Path | None = None) -> Regrade:
-    from ledger_tui.eval.tau2 import default_tau2_data, tau2_domain
+    from ledger_tui.eval.tau2_data import default_tau2_data, tau2_domain
 
     results = read_results(path)
     warnings = list(results.warnings)

@@ -1,7 +1,7 @@
 """The runs of an evaluation folder as rows to browse, and the filter and order an operator picks.
 
-Loading and failure classes come from `ledger_tui.eval.report` (one classification, shared with
-`ledger-tui report`); this module only adds what a list needs on top: the gate's verdict counts
+Loading comes from `ledger_tui.eval.report` and failure classes from `ledger_tui.eval.taxonomy` (one
+classification, shared with `ledger-tui report`); this module only adds what a list needs on top: the gate's verdict counts
 per run (from results.jsonl for eval folders, from the trajectory for import-tau2 folders), its
 stops split into violations and needs-a-read (from the trajectory, read only when it has a stop),
 and a pure `RunFilter` (which rows, in which order) the browse screen keeps while a run is open.
@@ -19,7 +19,8 @@ from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Category, GateDecided
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.ordering import mode_key, natural_key
-from ledger_tui.eval.report import PRECEDENCE, Finding, build_report
+from ledger_tui.eval.report import build_report
+from ledger_tui.eval.taxonomy import PRECEDENCE, Finding
 
 SHORT_CLASS = {
     "missed required write": "missed write",

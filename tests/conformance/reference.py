@@ -237,7 +237,7 @@ def restore(kept: Kept, domain: str, task_index: int | None) -> None:
 @lru_cache(maxsize=None)
 def project_domain(domain: str) -> Any:
     """This project's domain running on the reference's database, policy and tasks."""
-    from ledger_tui.eval.tau2 import tau2_domain
+    from ledger_tui.eval.tau2_data import tau2_domain
 
     loaded, _ = tau2_domain(domain, data_folder(domain))
     return loaded

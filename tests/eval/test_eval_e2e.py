@@ -183,7 +183,8 @@ async def test_a_prompt_that_outgrows_the_context_window_ends_the_run_counted_an
     summary = summarize(again)[0]
     assert summary.infrastructure_errors == 0 and summary.tasks == 2 and summary.pass_k[1] == 0.5
 
-    from ledger_tui.eval.report import CONTEXT_WINDOW, build_report
+    from ledger_tui.eval.report import build_report
+    from ledger_tui.eval.taxonomy import CONTEXT_WINDOW
 
     report = build_report(tmp_path)
     primaries = {r.task_id: r.classification.primary for r in report.runs if r.classification is not None}

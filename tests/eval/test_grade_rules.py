@@ -12,7 +12,7 @@ from ledger_tui.engine.events import AssistantMessage, ToolCall, ToolCallPropose
 from ledger_tui.engine.agents.gold import fresh_environment, gold_digests
 from ledger_tui.engine.agents.tasks import Action, Task, load_tasks
 from ledger_tui.eval.grade import action_matches, communicated, grade_run, tau2_gold_digests
-from ledger_tui.eval.tau2 import tau2_domain
+from ledger_tui.eval.tau2_data import tau2_domain
 
 
 def call(name, **arguments):

@@ -8,7 +8,8 @@ import pytest
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import Verdict
-from ledger_tui.eval.report import (
+from ledger_tui.eval.comparison import RunReport, compare_modes
+from ledger_tui.eval.taxonomy import (
     EXTRA_WRITE,
     GATE_NEEDS_READ,
     GATE_VIOLATION,
@@ -19,9 +20,7 @@ from ledger_tui.eval.report import (
     UNCLASSIFIED,
     UNKNOWN_TASK,
     WRONG_ARGUMENTS,
-    RunReport,
     classify,
-    compare_modes,
 )
 from ledger_tui.eval.tau2 import import_results
 from tests.eval.report_fixture import Run, task, write_eval_folder
@@ -229,7 +228,7 @@ def test_customer_side_gold_writes_are_matched_on_the_customer_side():
 
 
 def _run(task_id, mode, passed, primary_events=None, trial=0):
-    from ledger_tui.eval.report import Classification, Finding
+    from ledger_tui.eval.taxonomy import Classification, Finding
 
     c = None if passed else Classification((Finding(primary_events or MISSED_WRITE, "x"),))
     return RunReport("retail", task_id, trial, mode, 1.0 if passed else 0.0, "user_stop", "p", c)

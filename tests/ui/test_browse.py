@@ -184,7 +184,7 @@ def test_run_list_of_an_imported_tau2_file(snap_compare, imported):
 
 
 def test_every_failure_class_has_a_short_name_that_fits_its_column():
-    from ledger_tui.eval.report import GATE_NEEDS_READ, GATE_VIOLATION, PRECEDENCE
+    from ledger_tui.eval.taxonomy import GATE_NEEDS_READ, GATE_VIOLATION, PRECEDENCE
     from ledger_tui.ui.run_index import SHORT_CLASS
     from ledger_tui.ui.widgets.run_table import FAILURE_WIDTH
 

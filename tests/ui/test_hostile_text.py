@@ -20,7 +20,8 @@ from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided
 from ledger_tui.eval.runner import run_eval
 from ledger_tui.eval.trial import EvalConfig
-from ledger_tui.eval.tau2 import import_tau2, tau2_domain
+from ledger_tui.eval.tau2 import import_tau2
+from ledger_tui.eval.tau2_data import tau2_domain
 from ledger_tui.ui.app import make_app
 from ledger_tui.ui.console import Command, parse_line
 from ledger_tui.ui.screens.browse import BrowseScreen

@@ -106,7 +106,7 @@ class Tau2DomainSource:
     task_file: str | None = None
 
     def __call__(self) -> Any:
-        from ledger_tui.eval.tau2 import tau2_domain
+        from ledger_tui.eval.tau2_data import tau2_domain
 
         return tau2_domain(self.name, self.tau2_data, self.split, self.task_file)[0]
 
