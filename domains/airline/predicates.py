@@ -11,34 +11,7 @@ what the system asks (QUESTIONS).
 
 from __future__ import annotations
 
-from ledger_tui.domains.airline import proposals
-from ledger_tui.domains.airline.booking import (
-    booking_passengers_valid,
-    booking_flights_available,
-    booking_payment_valid,
-    booking_bags_counted,
-)
-from ledger_tui.domains.airline.cancellation import (
-    cancel_reason_asked,
-    cancel_nothing_flown,
-    cancel_eligible,
-)
-from ledger_tui.domains.airline.changes import (
-    flight_change_not_basic_economy,
-    flight_change_same_route,
-    new_flights_available,
-    update_payment_method,
-    cabin_change_nothing_flown,
-    baggage_only_added,
-    bags_priced_from_allowance,
-    bags_the_customer_wants,
-    same_passenger_count,
-)
-from ledger_tui.domains.airline.compensation import (
-    compensation_requested,
-    certificate_eligible,
-    certificate_amount,
-)
+from ledger_tui.domains.airline import booking, cancellation, changes, compensation, proposals
 from ledger_tui.domains.airline.facts import read_reservation
 from ledger_tui.domains.airline.paths import reservation_path
 from ledger_tui.engine import rules
@@ -121,25 +94,25 @@ PREDICATES: list[Predicate] = [
     acts_for_identified_customer,
     explicit_confirmation,
     reservation_not_cancelled,
-    booking_passengers_valid,
-    booking_flights_available,
-    booking_payment_valid,
-    booking_bags_counted,
-    flight_change_not_basic_economy,
-    flight_change_same_route,
-    new_flights_available,
-    update_payment_method,
-    cabin_change_nothing_flown,
-    baggage_only_added,
-    bags_priced_from_allowance,
-    bags_the_customer_wants,
-    same_passenger_count,
-    cancel_reason_asked,
-    cancel_nothing_flown,
-    cancel_eligible,
-    compensation_requested,
-    certificate_eligible,
-    certificate_amount,
+    booking.booking_passengers_valid,
+    booking.booking_flights_available,
+    booking.booking_payment_valid,
+    booking.booking_bags_counted,
+    changes.flight_change_not_basic_economy,
+    changes.flight_change_same_route,
+    changes.new_flights_available,
+    changes.update_payment_method,
+    changes.cabin_change_nothing_flown,
+    changes.baggage_only_added,
+    changes.bags_priced_from_allowance,
+    changes.bags_the_customer_wants,
+    changes.same_passenger_count,
+    cancellation.cancel_reason_asked,
+    cancellation.cancel_nothing_flown,
+    cancellation.cancel_eligible,
+    compensation.compensation_requested,
+    compensation.certificate_eligible,
+    compensation.certificate_amount,
 ]
 
 # Clauses of policy.md no predicate names, each with why (`ledger-tui check-domain` reads this).
