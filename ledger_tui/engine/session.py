@@ -134,7 +134,7 @@ class Session(CallHandling, PromptFitting):
         self.helper = helper
         self._reformulated: tuple[int, str] | None = None
         # How the customer's consent is observed (gated modes only): "card", the default, asks
-        # them on a card (cards.py); "text" reads it from the conversation (consent.py).
+        # them on a card (cards.py); "text" reads it from the conversation (consent.py, acceptance.py).
         self.consent: str | None = (consent or "card") if mode in GATED_MODES else None
         self._held: list[ToolCall] = []  # writes of the current message held for a card
         self._held_questions: list[str] = []  # the answers they wait on (questions.py), as ledger paths

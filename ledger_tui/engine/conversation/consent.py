@@ -6,9 +6,9 @@ A write that needs the customer's go-ahead is authorized when
    record (its id, or a description that singles it out among the customer's records of that kind
    the ledger knows), bound to that verb rather than to "keep" or another action, and every detail
    that matters (`Terms.details`), each as whole tokens (`text.py`);
-2. the customer's latest message *accepts* it (`acceptance.read_reply`): an explicit yes at clause level, in
-   English, French, Spanish, German, Italian or Portuguese; negations, deferrals, conditions,
-   questions before the yes, a yes to keeping it or to another action are not a yes;
+2. the customer's latest message *accepts* it (`acceptance.read_reply`): an explicit yes at clause
+   level, in English, French, Spanish, German, Italian or Portuguese; negations, deferrals,
+   conditions, questions before the yes, a yes to keeping it or to another action are not a yes;
 3. the same write on the same record has not already run since that message (a yes is used up by
    the writes it authorized).
 
