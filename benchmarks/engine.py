@@ -32,7 +32,7 @@ from typing import Any, Callable
 from ledger_tui.domains import available, load_domain
 from ledger_tui.engine.events import AssistantMessage, GateDecided, LedgerUpdated, ToolCall, ToolCallProposed, ToolResult, Verdict
 from ledger_tui.engine.store.fold import fold
-from ledger_tui.engine.conversation import consent
+from ledger_tui.engine.conversation import acceptance, consent
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.agents.gold import run_gold
 from ledger_tui.engine.ledger import Ledger, absorb, render
@@ -45,7 +45,7 @@ LEDGER_SIZE = 50
 
 
 def _uncached(fn):
-    consent._read_reply_cached.cache_clear()
+    acceptance._read_reply_cached.cache_clear()
     consent._proposal_problem_cached.cache_clear()
     return fn()
 

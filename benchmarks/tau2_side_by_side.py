@@ -58,7 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ledger_tui.engine.store.cow import _SEEN  # noqa: E402
+from ledger_tui.engine.store.cow_digest import _SEEN  # noqa: E402
 from ledger_tui.engine.events import ToolCall  # noqa: E402
 from tests.conformance.reference import (  # noqa: E402
     ReferenceMissing,

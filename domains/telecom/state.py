@@ -25,7 +25,7 @@ from ledger_tui.engine.errors import DatabaseError, TaskError
 from ledger_tui.engine.store.reading import parse_json, read_text, words
 from ledger_tui.engine.store.serialize import digest
 
-from . import device, tools
+from . import device, phone_setup, tools
 from .schema import Bill, LineItem, PaymentRequest, TelecomDB, TelecomState, TelecomUserDB
 
 HERE = Path(__file__).parent
@@ -203,9 +203,9 @@ def call_function(state: TelecomState, env_type: str, func_name: str, arguments:
     side = "user" if env_type == "user" else "assistant"
     table: dict[str, Callable[..., Any]] = {}
     if side == "user":
-        table.update(device.user_setup_functions(state))
-        table.update(device.user_assertions(state))
-        # τ²-bench's name for the device-roaming check (device.py registers it under another name)
+        table.update(phone_setup.user_setup_functions(state))
+        table.update(phone_setup.user_assertions(state))
+        # τ²-bench's name for the device-roaming check (phone_setup.py registers it under another name)
         table.setdefault("assert_mobile_roaming_status", table["assert_mobile_data_roaming_status"])
     else:
         table.update(_agent_setup_functions(state))

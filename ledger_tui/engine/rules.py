@@ -1,5 +1,5 @@
 """Predicates every domain shares: identification, ownership, one customer, explicit confirmation
-(a proposal bound to an acceptance, read by `consent.py`).
+(a proposal bound to an acceptance, read by `consent.py` and `acceptance.py`).
 
 Domains instantiate these with their own tools, paths and clauses; the domain-specific rules live
 in each domain's `predicates.py`.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ledger_tui.engine.conversation import consent
+from ledger_tui.engine.conversation import acceptance, consent
 from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms
 from ledger_tui.engine.events import ToolCall, Verdict
 from ledger_tui.engine.gate import Failure, GateContext, Predicate, predicate
@@ -137,7 +137,7 @@ def confirmed(clause: str, tools: Iterable[str], terms: Callable[[GateContext], 
                     "the details that matter in their terms, and ask for an explicit yes." + _send(ctx, card),
                 )
             reply = ctx.context("last_user_message", ctx.session.last_user_message)
-            reading = consent.read_reply(reply, wanted.families)
+            reading = acceptance.read_reply(reply, wanted.families)
             if not reading.accepted:
                 return ctx.inferred(
                     f"The customer's reply is {reading.explain()}, not a yes to {wanted.action}.",

@@ -9,6 +9,11 @@ Modes (the ablations): `baseline` plain function calling; `ledger` renders the l
 prompt; `gate` checks writes with the policy gate; `full` does both. `irma` is the paper's other
 baseline (see `irma.py`): no ledger, no gate, and before each agent turn that answers the customer,
 two helper calls rewrite what the agent reads.
+
+The loop is here: the session's life, the customer, the operator and the agent's turn. Two parts
+of `Session` live beside it, mixed in: the path of one call (`session_calls.py`: the gate, a write
+held for a card or a closed question, the run and what it tells the ledger) and the prompt fitted
+to the model's context window (`session_prompt.py`).
 """
 
 from __future__ import annotations
@@ -25,19 +30,15 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine import limits
 from ledger_tui.engine.agents import irma
-from ledger_tui.engine.conversation import cards, questions
-from ledger_tui.engine.model import context
-from ledger_tui.engine.conversation.answers import answer_reading
+from ledger_tui.engine.conversation import questions
 from ledger_tui.engine.model.context import Window
-from ledger_tui.engine.errors import ContextWindowExceededError, LedgerTuiError, ModelError
+from ledger_tui.engine.errors import LedgerTuiError, ModelError
 from ledger_tui.engine.events import (
     AssistantMessage,
-    ConfirmationAnswered,
     ConfirmationRequested,
     Event,
     GateDecided,
     Notice,
-    QuestionAnswered,
     QuestionRequested,
     ReformulatedInput,
     Refusal,
@@ -46,18 +47,15 @@ from ledger_tui.engine.events import (
     TokenUsage,
     ToolCall,
     ToolCallProposed,
-    ToolResult,
     UserMessage,
     Verdict,
 )
 from ledger_tui.engine.store.fold import SessionState, advance
-from ledger_tui.engine.gate import evaluate, feedback, guarded
-from ledger_tui.engine.ledger import answered as answered_fact
-from ledger_tui.engine.model.models import Model, ModelTurn, unwrap
-from ledger_tui.engine.disclosure import check_read
-from ledger_tui.engine.observe import observe_read, observe_statements, observe_write, read_pairs
-from ledger_tui.engine.model.prompt import LEDGER_AT, assistant_message, build_messages, message_tokens, system_prompt, token_split
-from ledger_tui.engine.store.serialize import jsonable
+from ledger_tui.engine.model.models import Model, ModelTurn
+from ledger_tui.engine.observe import observe_statements
+from ledger_tui.engine.model.prompt import LEDGER_AT, assistant_message, system_prompt, token_split
+from ledger_tui.engine.session_calls import NOT_RUN, CallHandling
+from ledger_tui.engine.session_prompt import PromptFitting
 from ledger_tui.engine.store.trajectories import TrajectoryWriter
 
 Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
@@ -71,11 +69,7 @@ def ungated(mode: str) -> bool:
     return mode in MODES and mode not in GATED_MODES
 
 
-NOT_RUN = "Not executed: the turn ended with a refusal before this call."
-IN_TASK_STATE = "(in task state)"
-
-
-class Session:
+class Session(CallHandling, PromptFitting):
     def __init__(
         self,
         domain: Domain,
@@ -140,7 +134,7 @@ class Session:
         self.helper = helper
         self._reformulated: tuple[int, str] | None = None
         # How the customer's consent is observed (gated modes only): "card", the default, asks
-        # them on a card (cards.py); "text" reads it from the conversation (consent.py).
+        # them on a card (cards.py); "text" reads it from the conversation (consent.py, acceptance.py).
         self.consent: str | None = (consent or "card") if mode in GATED_MODES else None
         self._held: list[ToolCall] = []  # writes of the current message held for a card
         self._held_questions: list[str] = []  # the answers they wait on (questions.py), as ledger paths
@@ -269,124 +263,6 @@ class Session:
                 return  # a helper call failed: said in a notice, as a failed agent call is
         async for e in self.agent_turn():
             yield e
-
-    # ------------------------------------------------------------------ consent on cards
-    def _answer(self, card: ConfirmationRequested, text: str) -> ConfirmationAnswered:
-        """The customer's reply to `card`, read by the closed reader; on a yes, the fresh ids the
-        card's calls will run under."""
-        reading = answer_reading(text, cards.card_words(card, self.state.context().year))
-        runs = [self._new_call_id("gate") for _ in card.calls] if reading.answer == "yes" else []
-        answered = self.emit(
-            ConfirmationAnswered(card=card.card, answer=reading.answer, quote=text, reason=reading.reason, runs=runs)
-        )
-        if reading.answer != "yes":  # the model reads the answer with the customer's message
-            self.transcript[-1] = {
-                **self.transcript[-1],
-                "content": f"{text}\n\n[The customer's answer to the confirmation card was read as {reading.answer} "
-                f"({reading.reason}); nothing on the card was run.]",
-            }
-        return answered  # type: ignore[return-value]
-
-    def _consent_fact(self, card: ConfirmationRequested, answered: ConfirmationAnswered) -> list[Any]:
-        """The answer as an observed ledger fact, `consent.<card>`, with the customer's words."""
-        path, value = cards.consent_fact(card, answered)
-        return answered_fact(self.state.ledger, path, value, source=card.card, seq=answered.seq, quote=answered.quote)
-
-    async def _gate_runs(self, calls: list[ToolCall], after_hold: bool = False) -> AsyncIterator[Event]:
-        """`calls` as one message of the gate's, each gated (again) on the ledger as it is now; a
-        refusal ends the message, and the calls after it are not run."""
-        yield self.emit(AssistantMessage(text="", tool_calls=calls, author="gate"))
-        self.transcript.append(assistant_message("", calls))
-        ended = False
-        for call in calls:
-            if ended:
-                yield self._result(call, NOT_RUN, error=True, executed=False)
-                continue
-            async for e in self._handle_call(call, malformed=None, after_hold=after_hold and bool(self._held)):
-                yield e
-                ended = ended or isinstance(e, Refusal)
-
-    async def _run_confirmed(self, card: ConfirmationRequested, runs: list[str]) -> AsyncIterator[Event]:
-        """Run the calls the customer confirmed, in card order, as one message of the gate's,
-        each under a fresh id and gated again on the ledger as it is now; a BLOCK ends the run."""
-        calls = [c.model_copy(update={"id": rid}) for c, rid in zip(card.calls, runs)]
-        self._confirming = card.card
-        try:
-            async for e in self._gate_runs(calls):
-                yield e
-        finally:
-            self._confirming = None
-
-    # ------------------------------------------------------------------ closed questions
-    def _answer_question(self, question: QuestionRequested, text: str) -> QuestionAnswered:
-        """The customer's reply to `question`, read by the closed reader; on an answer, the fresh
-        ids the held calls are gated again under. Unclear twice: the model is told."""
-        reading = questions.reading(self.domain.questions, question, self.domain.name, text)
-        runs = [self._new_call_id("gate") for _ in question.calls] if reading.value is not None else []
-        answered = self.emit(
-            QuestionAnswered(
-                question=question.question, value=reading.value, choice=reading.choice, quote=text, reason=reading.reason, runs=runs
-            )
-        )
-        if reading.value is None and question.attempt >= questions.ASKS:
-            names = ", ".join(c.signature() for c in question.calls)
-            self.transcript[-1] = {
-                **self.transcript[-1],
-                "content": f"{text}\n\n[The system asked the customer: {question.text.splitlines()[0]} Their answer was read as "
-                f"unclear {question.attempt} times ({reading.reason}); {names} was not run. Explain the choices to them in "
-                "your own words; calling it again asks them once more.]",
-            }
-        return answered  # type: ignore[return-value]
-
-    def _answer_fact(self, question: QuestionRequested, answered: QuestionAnswered) -> list[Any]:
-        """An answer as an observed ledger fact, `answers.<key>.<record>`, with the customer's words."""
-        fact = questions.answer_fact(question, answered)
-        if fact is None:
-            return []
-        return answered_fact(self.state.ledger, *fact, source=question.question, seq=answered.seq, quote=answered.quote)
-
-    async def _ask(self, key: str, record: str, held: list[ToolCall], attempt: int = 1, again: str | None = None) -> AsyncIterator[Event]:
-        """Ask the customer the domain's closed question `key` about `record`: the turn ends with it."""
-        declared = questions.needed(self.domain.questions, key)
-        if declared is None:  # fail closed: nothing held runs on a question nobody can ask
-            names = ", ".join(c.signature() for c in held)
-            text = f"A check needs the customer's answer to {key!r}, which domain {self.domain.name} declares no question for; {names} was not run."
-            yield self.emit(Notice(level="error", text=text))
-            self.transcript.append({"role": "user", "content": f"[{text}]"})
-            return
-        number = 1 + self.state.totals.questions  # (every question asked is counted there)
-        asked = self.emit(questions.request(declared, record, held, number, attempt, again))
-        yield asked
-        self.transcript.append({"role": "assistant", "content": asked.text})
-
-    async def _regate(self, question: QuestionRequested, runs: list[str]) -> AsyncIterator[Event]:
-        """The held calls, now that the customer answered, gated again under fresh ids as one
-        message of the gate's: on to a card, another question, the model (a REVISE) or a refusal."""
-        calls = [c.model_copy(update={"id": rid}) for c, rid in zip(question.calls, runs)]
-        ended = False
-        async for e in self._gate_runs(calls, after_hold=True):
-            yield e
-            ended = ended or isinstance(e, Refusal)
-        if ended:
-            self._held, self._held_questions = [], []
-            return
-        async for e in self._show_card():
-            yield e
-
-    async def _show_card(self) -> AsyncIterator[Event]:
-        """The card for the writes held in the message just handled, or first the question they
-        wait on: the turn ends with it."""
-        held, self._held = self._held, []
-        waiting, self._held_questions = self._held_questions, []
-        if not held:
-            return
-        if waiting:
-            async for e in self._ask(*questions.path_parts(waiting[0]), held):
-                yield e
-            return
-        card = self.emit(cards.request(self.domain, held, self.state.ledger, self.state.context(), 1 + self.state.totals.cards))
-        yield card
-        self.transcript.append({"role": "assistant", "content": card.text})
 
     async def _reformulate(self, message: UserMessage) -> AsyncIterator[Event]:
         """IRMA's two helper calls on the conversation up to `message`, made at the same time and
@@ -559,129 +435,12 @@ class Session:
             return turn, []
         return dataclasses.replace(turn, text=text, tool_calls=tuple(kept), malformed=malformed), cuts
 
-    # ------------------------------------------------------------------ the context window
-    async def _known_window(self) -> Window | None:
-        if not self._window_known:
-            self._window_known = True
-            self._window = await context.discover(self.model, self.context_window)
-        return self._window
+    def _normalise(self, call: ToolCall) -> ToolCall:
+        if call.id:
+            return call
+        return call.model_copy(update={"id": self._new_call_id("call")})
 
-    def _view(self) -> list[dict[str, Any]]:
-        """The transcript as it goes to the model: compacted (`--compact`), with what was folded."""
-        view = self._compacted() if self.compact else list(self.transcript)
-        if self._reformulated is not None:  # IRMA: the latest customer message as the helpers rewrote it
-            index, text = self._reformulated
-            view[index] = {**view[index], "content": text}
-        if self._folded_results:
-            view = [
-                {**m, "content": IN_TASK_STATE} if m.get("role") == "tool" and m.get("tool_call_id") in self._folded_results else m
-                for m in view
-            ]
-        if self._folded_turns:
-            dropped = view[: self._folded_turns]
-            kept = view[self._folded_turns :]
-            kept[0] = {**kept[0], "content": context.folded_note(dropped) + str(kept[0].get("content") or "")}
-            view = kept
-        return view
-
-    async def _measure(self, messages: list[dict[str, Any]], window: Window) -> int:
-        tools = self.domain.tool_schemas()
-        guess = context.estimate(messages, tools)
-        counter = getattr(unwrap(self.model), "count_tokens", None)
-        if guess < window.budget * context.LOW_WATER or counter is None:
-            return guess
-        counted = await counter(context.prompt_text(messages, tools))
-        return guess if counted is None else counted + context.TEMPLATE_TOKENS * len(messages)
-
-    async def _fit(self, block: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-        """The next prompt, folded to fit the context window when one is known; the notices of any
-        fold. Raises ContextWindowExceededError when even folding leaves it too long."""
-        view = self._view()
-        messages = build_messages(self.system, view, block, self.ledger_at)
-        window = await self._known_window()
-        if window is None:
-            return messages, view, []
-
-        async def refold() -> int:  # the prompt again, after a fold; its size
-            nonlocal view, messages
-            view = self._view()
-            messages = build_messages(self.system, view, block, self.ledger_at)
-            return await self._measure(messages, window)
-
-        size = await self._measure(messages, window)
-        if size <= window.budget:
-            return messages, view, []
-        target = int(window.budget * context.LOW_WATER)
-        notes = []
-        if self.renders_ledger:  # 1. results the task state already holds
-            folded = 0
-            for m in self.transcript:
-                call_id = m.get("tool_call_id") if m.get("role") == "tool" else None
-                paths = self._absorbed.get(call_id or "")
-                if call_id in self._folded_results or not paths or not all(p in self.state.ledger for p in paths):
-                    continue
-                if len(str(m.get("content") or "")) <= len(IN_TASK_STATE):
-                    continue
-                self._folded_results.add(call_id)  # type: ignore[arg-type]
-                folded += 1
-                size -= message_tokens(m)
-                if size <= target:
-                    break
-            if folded:
-                size = await refold()
-                notes.append(
-                    f"Folded {folded} tool result{'s' if folded > 1 else ''} the task state already holds, to fit the "
-                    f"{window.tokens:,}-token context window ({window.source}); the prompt is now about {size:,} tokens."
-                )
-        if size > target:  # 2. the oldest turns, when folding results alone left no room to grow
-            latest = max((i for i, m in enumerate(self.transcript) if m.get("role") == "user"), default=0)
-            cuts = [c for c in context.foldable_turn_starts(self.transcript, latest + 1) if c > self._folded_turns]
-            if cuts:
-                chosen = cuts[-1]
-                for c in cuts:
-                    if size - sum(message_tokens(m) for m in self.transcript[self._folded_turns : c]) <= target:
-                        chosen = c
-                        break
-                before = self._folded_turns
-                self._folded_turns = chosen
-                size = await refold()
-                notes.append(
-                    f"Folded the {chosen - before} oldest messages of the conversation to fit the {window.tokens:,}-token "
-                    f"context window ({window.source}); the prompt is now about {size:,} tokens."
-                )
-        if size > window.budget:
-            raise ContextWindowExceededError(
-                f"The prompt needs about {size:,} tokens, more than the {window.tokens:,}-token context window leaves "
-                f"after the {window.reserve:,}-token completion cap, even with the conversation folded; use a model "
-                "with a larger window, or lower --max-tokens."
-            )
-        return messages, view, notes
-
-    def _compacted(self) -> list[dict[str, Any]]:
-        """The transcript as the model sees it in compact mode: results already in the rendered
-        ledger become a reference, a write's result becomes a note once the records it changed
-        were read again, and gate feedback becomes a note once a later call was allowed or the
-        customer has spoken since (the agent acted on it then; the gate judges any retry anew)."""
-        last_customer = max((i for i, m in enumerate(self.transcript) if m.get("role") == "user"), default=-1)
-        out = []
-        for i, message in enumerate(self.transcript):
-            call_id = message.get("tool_call_id", "") if message.get("role") == "tool" else ""
-            note = None
-            paths = self._absorbed.get(call_id) if call_id else None
-            if paths and all(p in self.state.ledger for p in paths):
-                note = IN_TASK_STATE  # the call's arguments say which records
-            elif call_id in self._resolved:
-                note = "(gate feedback, since resolved)"
-            elif call_id in self._refused and i < last_customer:
-                note = "(gate feedback from an earlier turn)"
-            elif call_id in self._written and all(self.state.ledger.fresh(p) for p in self._written[call_id]):
-                note = "(done; read again into task state)"
-            # a short result (an id, a yes) stays as it is: the note would cost more than it saves
-            if note is not None and len(note) < len(message.get("content") or ""):
-                message = {**message, "content": note}
-            out.append(message)
-        return out
-
+    # ------------------------------------------------------------------ words no model wrote
     async def agent_says(self, text: str) -> AsyncIterator[Event]:
         """The operator, acting as the agent, says `text` to the customer (no model involved).
 
@@ -697,114 +456,6 @@ class Session:
         """The fixed greeting a run opens with (no model produced it), as in τ²-bench."""
         yield self.emit(AssistantMessage(text=text, author="fixed"))
         self.transcript.append({"role": "assistant", "content": text})
-
-    def _normalise(self, call: ToolCall) -> ToolCall:
-        if call.id:
-            return call
-        return call.model_copy(update={"id": self._new_call_id("call")})
-
-    def _result(self, call: ToolCall, content: str, *, error: bool, executed: bool, withheld: bool = False) -> Event:
-        event = self.emit(
-            ToolResult(
-                call_id=call.id,
-                name=call.name,
-                requestor=call.requestor,
-                content=content,
-                error=error,
-                executed=executed,
-                withheld=True if withheld else None,
-            )
-        )
-        if call.requestor != "user":
-            self.transcript.append({"role": "tool", "tool_call_id": call.id, "content": content})
-        return event
-
-    async def _handle_call(self, call: ToolCall, malformed: str | None, after_hold: bool = False) -> AsyncIterator[Event]:
-        """Gate and run one call. `after_hold`: a call of the message after a write was held for a
-        card: only a write that is held too joins the card; nothing else of the message runs."""
-        kind = self.domain.kind(call.name)
-        yield self.emit(ToolCallProposed(call=call, kind=kind))  # type: ignore[arg-type]
-        if after_hold and not (self.gates_writes and guarded(self.domain, call)):
-            yield self._result(call, cards.NOT_RUN_AFTER_CARD, error=True, executed=False)
-            return
-        if malformed:
-            fix = "Send fewer or shorter arguments in one reply." if limits.is_too_long(malformed) else "Send the arguments as one JSON object."
-            yield self._result(
-                call,
-                f"Error: {call.name} was not run: {malformed}. {fix}",
-                error=True,
-                executed=False,
-            )
-            return
-        if self.gates_writes and guarded(self.domain, call):
-            session = self.state.context()
-            if self._confirming is not None:
-                session = dataclasses.replace(session, confirming=self._confirming)
-            decision = evaluate(call, self.domain, self.state.ledger, session)
-            if after_hold and decision.verdict == Verdict.ALLOW:  # (it would run out of order)
-                yield self._result(call, cards.NOT_RUN_AFTER_CARD, error=True, executed=False)
-                return
-            yield self.emit(GateDecided(decision=decision))
-            if decision.held():
-                self._held.append(call)
-                waits = [q for p in decision.failed() if (q := p.asks_question())]
-                self._held_questions.extend(q for q in waits if q not in self._held_questions)
-                yield self._result(call, questions.AWAITING if waits else cards.AWAITING, error=False, executed=False)
-                return
-            if decision.verdict == Verdict.ALLOW:
-                self._resolved.update(self._revised.pop(call.name, []))
-            elif decision.verdict == Verdict.REVISE:
-                self._revised.setdefault(call.name, []).append(call.id)
-            if decision.verdict != Verdict.ALLOW:
-                self._refused.add(call.id)
-                yield self._result(call, feedback(decision), error=True, executed=False)
-                if decision.verdict == Verdict.BLOCK:
-                    text = f"I'm sorry, but I can't do that. {decision.reason}"
-                    yield self.emit(Refusal(call_id=call.id, text=text))
-                    self.transcript.append({"role": "assistant", "content": text})
-                return
-        async for e in self._execute(call):
-            yield e
-
-    async def _execute(self, call: ToolCall) -> AsyncIterator[Event]:
-        outcome = self.env.execute(call)
-        if len(outcome.content) > limits.MAX_RESULT:  # (only a hand-made --db record gets here)
-            said = limits.too_long_result(call.name, len(outcome.content), ran=outcome.tool is not None and outcome.tool.kind != "read")
-            yield self._result(call, f"Error: {said}", error=True, executed=True)
-            yield self.emit(Notice(level="warning", text=said[0].upper() + said[1:]))
-            return
-        withholding = pairs = None
-        if self.gates_writes and not outcome.error and outcome.tool is not None and outcome.tool.kind == "read":
-            # the read gate: a record of anyone but the identified customer is not shown (disclosure.py)
-            pairs = read_pairs(call, outcome)
-            withholding = check_read(
-                self.domain, call, jsonable(outcome.value), pairs, self.state.ledger,
-                self.state.context(), self.state.user_messages, len(self.events) + 1,
-            )
-        if withholding is not None:
-            decision, text = withholding
-            yield self.emit(GateDecided(decision=decision))
-            result = self._result(call, text, error=False, executed=True, withheld=True)
-        else:
-            result = self._result(call, outcome.content, error=outcome.error, executed=True)
-        yield result
-        if outcome.error:
-            return
-        if outcome.tool is not None and outcome.tool.kind == "read":
-            _, updates = observe_read(
-                self.domain, self.state.ledger, call, outcome, result.seq, self.state.user_messages,
-                withheld=withholding is not None, pairs=pairs,
-            )
-            paths = [u.path for u in updates if u.origin == "observed"]
-            if paths and withholding is None:
-                self._absorbed[call.id] = paths
-        else:
-            _, updates = observe_write(self.domain, self.state.ledger, call, outcome, result.seq)
-            stale = [u.path for u in updates if u.change == "stale"]
-            if stale:
-                self._written[call.id] = stale
-        for update in updates:
-            yield self.emit(update)
 
 
 async def drain(stream: AsyncIterable[Event]) -> list[Event]:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms, proposal_problem, read_reply
+from ledger_tui.engine.conversation.acceptance import read_reply
+from ledger_tui.engine.conversation.consent import Detail, RecordRef, Terms, proposal_problem
 from ledger_tui.engine.conversation.text import names, tokens
 
 TABLES = Path(__file__).resolve().parent.parent / "data" / "acceptance"

@@ -49,9 +49,9 @@ async def test_the_slice_reaches_writes_the_gate_allows(domain: str):
 
 async def test_the_checks_catch_a_session_that_skips_the_gate(monkeypatch):
     """Not vacuous: with writes no longer routed through the gate, writes run with no ALLOW."""
-    import ledger_tui.engine.session as session_module
+    import ledger_tui.engine.session_calls as session_calls
 
-    monkeypatch.setattr(session_module, "guarded", lambda domain, call: False)
+    monkeypatch.setattr(session_calls, "guarded", lambda domain, call: False)
     tally = await run_domain("retail", SEED, 40)
     assert any("executed with no ALLOW before it" in v for v in tally.violations)
     assert any("changed the database without an ALLOW" in v for v in tally.violations)

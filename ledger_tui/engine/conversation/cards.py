@@ -11,7 +11,7 @@ The answer becomes an observed ledger fact, `consent.<card>`, with the customer'
 confirmation check (`rules.confirmed`) passes only for a call the engine runs on such a yes; a
 call put on a card twice without a yes is not put on a third.
 
-This module renders cards and keys calls; the session (`session.py`) holds, asks and runs.
+This module renders cards and keys calls; the session (`session_calls.py`) holds, asks and runs.
 """
 
 from __future__ import annotations

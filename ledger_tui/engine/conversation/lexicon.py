@@ -3,8 +3,9 @@ Portuguese.
 
 Every entry is a phrase in normalized tokens (see `text.tokens`: lower case, no accents, `don't`
 opened to `do not`, elisions split). A phrase ending in `*` matches any word starting with it
-(`annul*` matches `annuler`, `annulez`, `annullare`). The tables are data: `consent.py` decides
-what a reply or a proposal says with them, and a word added here works in every domain.
+(`annul*` matches `annuler`, `annulez`, `annullare`). The tables are data: `consent.py` and
+`acceptance.py` decide what a proposal or a reply says with them, and a word added here works in
+every domain.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ the checks read it there (`GateContext.answered`). Nothing the agent says and no
 from earlier free text sets it. In consent mode "text" and in transcripts the system did not
 conduct, the free-text reader (`stated.py`) stays, its findings labelled inferred.
 
-This module declares and reads questions; the session (`session.py`) holds, asks and re-gates.
+This module declares and reads questions; the session (`session_calls.py`) holds, asks and re-gates.
 """
 
 from __future__ import annotations

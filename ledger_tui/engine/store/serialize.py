@@ -71,7 +71,8 @@ def jsonable(value: Any) -> Any:
 
 def digest(record: BaseModel | dict[str, Any]) -> str:
     """SHA-256 of the canonical dump: every field, keys sorted, `str()` for dates (τ²-bench §1.4)."""
-    from ledger_tui.engine.store.cow import cow_digest, is_cow
+    from ledger_tui.engine.store.cow import is_cow
+    from ledger_tui.engine.store.cow_digest import cow_digest
 
     if is_cow(record):
         return cow_digest(record)  # type: ignore[arg-type]
