@@ -13,6 +13,8 @@ import asyncio
 import os
 from typing import Any
 
+from ledger_tui.engine.model import body
+
 # The model clients send over `transport.FastTransport` (a fraction of the CPU per call of the HTTP
 # library's own pool); LEDGER_TUI_HTTP=default (read as each endpoint's clients are made) keeps the
 # library's transport, as before.
@@ -47,6 +49,9 @@ class Endpoint:
         self.windows: dict[str, tuple[int, str] | None] = {}
         self.asking: dict[str, asyncio.Future[Any]] = {}  # the question in flight, per model
         self.tokenize: str | bool | None = None
+        # whether requests go as bytes encoded here (body.py): the SDK sends them as they are and
+        # encodes a request to the same bytes (None: not yet checked, on the first request)
+        self.raw_bodies: bool | None = None
         self.transport: Any = None
         if os.environ.get(HTTP_SETTING, "") != "default":
             from ledger_tui.engine.model.transport import FastTransport, proxied
@@ -77,6 +82,19 @@ class Endpoint:
             self.clients.append(entry)
         entry[2] += 1
         return entry
+
+    def body(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        """How `client.post` is given `request`: as `content`, its bytes with the prompt's prefix
+        encoded once (body.py), where they are what the SDK would send; else as `body`."""
+        if self.raw_bodies is False:
+            return {"body": request}
+        try:
+            encoded = body.encode(request)
+        except (TypeError, ValueError):  # the SDK encodes it, and says what is wrong, as before
+            return {"body": request}
+        if self.raw_bodies is None:
+            self.raw_bodies = _sends_as_encoded(client, request, encoded)
+        return {"content": encoded} if self.raw_bodies else {"body": request}
 
     async def leave(self) -> None:
         """One model leaves; the last one closes the connections."""
@@ -141,6 +159,22 @@ def _tls_context() -> Any:
         except TypeError:  # an older signature
             _TLS.append(True)
     return _TLS[0]
+
+
+def _sends_as_encoded(client: Any, request: dict[str, Any], encoded: bytes) -> bool:
+    """Whether the SDK builds the same HTTP request (headers and body) from `encoded` as its
+    `content` as from `request`: it takes bytes as they are (openai 3) and its own encoding is the
+    one body.py makes."""
+    try:
+        from openai._models import FinalRequestOptions
+
+        built = [
+            client._build_request(FinalRequestOptions.construct(method="post", url="/chat/completions", **given))
+            for given in ({"json_data": request}, {"content": encoded})
+        ]
+        return built[0].content == built[1].content == encoded and list(built[0].headers.raw) == list(built[1].headers.raw)
+    except Exception:  # noqa: BLE001 - any SDK that cannot say so keeps sending dicts
+        return False
 
 
 def join(config: tuple[str, str | None, float, int]) -> Endpoint:

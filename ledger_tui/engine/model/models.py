@@ -262,17 +262,19 @@ class OpenAIModel:
         import openai
 
         request = self.request(messages, tools)
-        # Our messages are already plain JSON, so they go out as they are and the reply is read as
-        # bytes: `chat.completions.create` would walk every message through its TypedDict
-        # transformer and build a typed reply, milliseconds per call on long transcripts with many
-        # sessions in flight.
+        # Our messages are already plain JSON, so they go out as they are (encoded with the prompt's
+        # prefix encoded once, body.py) and the reply is read as bytes: `chat.completions.create`
+        # would walk every message through its TypedDict transformer and build a typed reply,
+        # milliseconds per call on long transcripts with many sessions in flight.
         where = self.base_url or "api.openai.com"
-        lease = self._join().lease()
+        endpoint = self._join()
+        lease = endpoint.lease()
+        given = endpoint.body(lease[0], request)
         lease[1] += 1
         try:
             # the call's deadline as a timer on this task (wait_for would run the call as a task of its own)
             async with asyncio.timeout(_deadline(self.options.timeout)):
-                raw = await lease[0].post("/chat/completions", body=request, cast_to=bytes)
+                raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
         except TimeoutError:  # the whole call's deadline: a reply trickling in slower than --timeout
             raise ModelTimeoutError(where, self.options.timeout, started=True) from None
         except openai.AuthenticationError:
