@@ -263,7 +263,7 @@ def tokens(domains: list[str]) -> None:
 def main() -> None:
     import os
 
-    from ledger_tui.engine.model.models import HTTP_SETTING
+    from ledger_tui.engine.model.endpoint import HTTP_SETTING
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, action="append", help="concurrent sessions (repeat; default: 64 and 256)")

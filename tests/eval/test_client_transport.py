@@ -8,7 +8,8 @@ import asyncio
 import gzip
 import json
 
-from ledger_tui.engine.model.models import ClientOptions, OpenAIModel, _Endpoint
+from ledger_tui.engine.model.endpoint import Endpoint
+from ledger_tui.engine.model.models import ClientOptions, OpenAIModel
 from tests.loopback import LoopbackServer, sequence
 
 COMPLETION = {
@@ -113,9 +114,9 @@ async def test_a_proxied_endpoint_keeps_the_http_librarys_own_transport(monkeypa
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
-    assert _Endpoint("k", "http://model.example/v1", 5, 0).transport is None
+    assert Endpoint("k", "http://model.example/v1", 5, 0).transport is None
     monkeypatch.setenv("NO_PROXY", "model.example")
-    assert _Endpoint("k", "http://model.example/v1", 5, 0).transport is not None
+    assert Endpoint("k", "http://model.example/v1", 5, 0).transport is not None
 
 
 async def test_sessions_that_start_together_ask_the_server_its_window_once():

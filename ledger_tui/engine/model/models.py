@@ -4,6 +4,10 @@
 - `ScriptedModel`: a queue of turns, for scripted sessions, tests and demos.
 - `FunctionModel`: a Python function decides each turn (offline agents such as the gold agent).
 - `ReplayModel`: re-emits the model turns of a saved trajectory, so it can be re-judged by today's gate.
+
+`OpenAIModel` holds what one call does (the request, the reply read into a `ModelTurn`, the
+server's errors as sentences); the clients and connections it shares with every other model of
+the endpoint are `endpoint.py`'s, the bytes on the wire `transport.py`'s.
 """
 
 from __future__ import annotations
@@ -29,13 +33,8 @@ from ledger_tui.engine.errors import (
 )
 from ledger_tui.engine.events import AssistantMessage, Event, ToolCall
 from ledger_tui.engine.store.reading import MAX_DEPTH, too_deep
+from ledger_tui.engine.model.endpoint import Endpoint, join
 from ledger_tui.engine.model.tokens import Message, estimate_tokens, message_tokens
-
-# The model clients send over `transport.FastTransport` (a fraction of the CPU per call of the HTTP
-# library's own pool); LEDGER_TUI_HTTP=default (read as each endpoint's clients are made) keeps the
-# library's transport, as before.
-HTTP_SETTING = "LEDGER_TUI_HTTP"
-
 
 
 @dataclass(frozen=True)
@@ -222,121 +221,6 @@ class RetryingModel:
         raise AssertionError("unreachable")
 
 
-class _Endpoint:
-    """The `AsyncOpenAI` clients of one endpoint on one event loop, shared by every model that
-    calls it, so concurrent sessions reuse connections.
-
-    A client's connection pool looks at each of its connections on every request, so a single pool
-    for 64 sessions costs more CPU per call than the call's own work. Clients therefore take at most
-    `PER_CLIENT` requests at once, and a request goes to a client with an idle connection if there
-    is one (a pool opens a connection only when all of its connections are busy, so a client whose
-    requests in flight are below its peak has one idle). All clients reuse one TLS context, which
-    otherwise costs ~15 ms of certificate loading per client.
-
-    Unless a proxy is set or LEDGER_TUI_HTTP=default, the clients send over one `FastTransport`
-    (ledger_tui/engine/model/transport.py) whose idle connections are a list: one client then serves
-    every session, and the per-call CPU of the client path is about half."""
-
-    PER_CLIENT = 8
-
-    def __init__(self, key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
-        self.per_client = self.PER_CLIENT
-        self._options = dict(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
-        self.clients: list[list[Any]] = []  # [client, requests in flight, most ever in flight]
-        self.users = 0
-        # what the server said of itself: each model's context window, and how its /tokenize is
-        # asked ("content" or "prompt"; False: it has none; None: not yet known)
-        self.windows: dict[str, tuple[int, str] | None] = {}
-        self.asking: dict[str, asyncio.Future[Any]] = {}  # the question in flight, per model
-        self.tokenize: str | bool | None = None
-        self.transport: Any = None
-        if os.environ.get(HTTP_SETTING, "") != "default":
-            from ledger_tui.engine.model.transport import FastTransport, proxied
-
-            if not proxied(base_url or "https://api.openai.com/v1"):
-                # one pool of idle connections, taken and given back in O(1): one client serves all
-                self.transport = FastTransport(_tls_context())
-                self.per_client = 1 << 30
-
-    def lease(self) -> list[Any]:
-        """The client for the next request; the caller counts the request in and out of entry[1]."""
-        idle = [e for e in self.clients if e[1] < e[2]]
-        if idle:
-            return max(idle, key=lambda e: e[1])
-        room = [e for e in self.clients if e[1] < self.per_client]
-        if room:
-            entry = max(room, key=lambda e: e[1])
-        else:
-            import openai
-
-            if self.transport is not None:
-                from ledger_tui.engine.model.transport import LeanClient
-
-                http = LeanClient(self.transport, timeout=openai.DEFAULT_TIMEOUT, follow_redirects=True)
-            else:
-                http = openai.DefaultAsyncHttpxClient(verify=_tls_context())
-            entry = [_openai_class()(**self._options, http_client=http), 0, 0]
-            self.clients.append(entry)
-        entry[2] += 1
-        return entry
-
-    async def close(self) -> None:
-        # a question still in flight (a context window asked at Ctrl-C) ends before its client
-        # does: left running, it would fail on the closed client and asyncio.run would print that
-        asking, self.asking = list(self.asking.values()), {}
-        for task in asking:
-            task.cancel()
-        if asking:
-            await asyncio.gather(*asking, return_exceptions=True)
-        clients, self.clients = self.clients, []
-        for entry in clients:
-            await entry[0].close()
-        if self.transport is not None:
-            await self.transport.aclose()
-
-
-_CLIENT_CLASS: list[Any] = []
-
-
-def _openai_class() -> Any:
-    """`openai.AsyncOpenAI`, with one change: the URL of each request path is parsed once per
-    client and base URL, not on every call (two URL parses were ~6 % of a call's CPU)."""
-    if not _CLIENT_CLASS:
-        import openai
-
-        class AsyncOpenAI(openai.AsyncOpenAI):
-            def _prepare_url(self, url: str) -> Any:
-                cache = self.__dict__.setdefault("_ledger_tui_urls", {})
-                hit = cache.get(url)
-                if hit is not None and hit[0] is self._base_url:
-                    return hit[1]
-                prepared = super()._prepare_url(url)
-                if len(cache) < 256:
-                    cache[url] = (self._base_url, prepared)
-                return prepared
-
-        _CLIENT_CLASS.append(AsyncOpenAI if hasattr(openai.AsyncOpenAI, "_prepare_url") else openai.AsyncOpenAI)
-    return _CLIENT_CLASS[0]
-
-
-_ENDPOINTS: dict[tuple[Any, ...], _Endpoint] = {}
-_TLS: list[Any] = []
-
-
-def _tls_context() -> Any:
-    """One TLS context for every client, made as the SDK's HTTP library makes its default one
-    (`httpx2` for openai 3, `httpx` before); True, each client making its own, if it cannot say."""
-    if not _TLS:
-        from ledger_tui.engine.model.transport import http_library
-
-        make = getattr(http_library(), "create_ssl_context", None)
-        try:
-            _TLS.append(make() if make is not None else True)
-        except TypeError:  # an older signature
-            _TLS.append(True)
-    return _TLS[0]
-
-
 class OpenAIModel:
     """Any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, …)."""
 
@@ -359,49 +243,38 @@ class OpenAIModel:
         self.options = options or ClientOptions()
         # the SDK never retries: RetryingModel owns the one retry budget
         self._config = (key, self.base_url, self.options.timeout, 0)
-        self._endpoint: _Endpoint | None = None
-        self._key: tuple[Any, ...] | None = None
+        self._endpoint: Endpoint | None = None
 
-    def _join(self) -> _Endpoint:
+    def _join(self) -> Endpoint:
         """This loop's shared clients for the endpoint (building a client costs ~15 ms of TLS
         set-up, and concurrent sessions should share connections)."""
         if self._endpoint is None:
-            import asyncio
-
-            self._key = (id(asyncio.get_running_loop()), *self._config)
-            endpoint = _ENDPOINTS.get(self._key)
-            if endpoint is None:
-                endpoint = _ENDPOINTS[self._key] = _Endpoint(*self._config)
-            endpoint.users += 1
-            self._endpoint = endpoint
+            self._endpoint = join(self._config)
         return self._endpoint
 
     async def aclose(self) -> None:
         """Leave the shared clients; the last model of an endpoint closes its connections."""
         endpoint, self._endpoint = self._endpoint, None
-        if endpoint is None:
-            return
-        endpoint.users -= 1
-        if endpoint.users <= 0:
-            if _ENDPOINTS.get(self._key) is endpoint:
-                del _ENDPOINTS[self._key]
-            await endpoint.close()
+        if endpoint is not None:
+            await endpoint.leave()
 
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelTurn:
         import openai
 
         request = self.request(messages, tools)
-        # Our messages are already plain JSON, so they go out as they are and the reply is read as
-        # bytes: `chat.completions.create` would walk every message through its TypedDict
-        # transformer and build a typed reply, milliseconds per call on long transcripts with many
-        # sessions in flight.
+        # Our messages are already plain JSON, so they go out as they are (encoded with the prompt's
+        # prefix encoded once, body.py) and the reply is read as bytes: `chat.completions.create`
+        # would walk every message through its TypedDict transformer and build a typed reply,
+        # milliseconds per call on long transcripts with many sessions in flight.
         where = self.base_url or "api.openai.com"
-        lease = self._join().lease()
+        endpoint = self._join()
+        lease = endpoint.lease()
+        given = endpoint.body(lease[0], request)
         lease[1] += 1
         try:
             # the call's deadline as a timer on this task (wait_for would run the call as a task of its own)
             async with asyncio.timeout(_deadline(self.options.timeout)):
-                raw = await lease[0].post("/chat/completions", body=request, cast_to=bytes)
+                raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
         except TimeoutError:  # the whole call's deadline: a reply trickling in slower than --timeout
             raise ModelTimeoutError(where, self.options.timeout, started=True) from None
         except openai.AuthenticationError:
