@@ -10,7 +10,7 @@ from ledger_tui.eval.passk import pass_k_curve
 from ledger_tui.eval.ordering import mode_key
 from ledger_tui.eval.tables import WIDTH, Column, cell, new_table, number
 from ledger_tui.eval.tables import lines as rendered
-from ledger_tui.eval.trial import TrialResult
+from ledger_tui.eval.results import TrialResult
 
 
 @dataclass
