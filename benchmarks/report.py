@@ -42,7 +42,8 @@ from ledger_tui.engine.events import (  # noqa: E402
 )
 from ledger_tui.engine.store.trajectories import TrajectoryWriter  # noqa: E402
 from ledger_tui.eval.report import report_command  # noqa: E402
-from ledger_tui.eval.trial import TrialResult, trajectory_path
+from ledger_tui.eval.results import TrialResult  # noqa: E402
+from ledger_tui.eval.trial import trajectory_path  # noqa: E402
 
 TASKS = 125
 MODES = ("baseline", "ledger", "gate", "full")

@@ -25,7 +25,6 @@ from typing import Any, Iterable
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
 from ledger_tui.engine.events import Event, ToolCall, ToolCallProposed, agent_text
-from ledger_tui.engine.agents.gold import fresh_environment
 from ledger_tui.engine.agents.tasks import Action, Task
 
 PASSING_TERMINATIONS = ("agent_stop", "user_stop")
@@ -90,6 +89,8 @@ def tau2_gold_digests(domain: Domain, task: Task, db_path: Path | None = None) -
     key = _gold_key(domain, task.model_dump_json(), db_path)
     cached = _GOLD.get(key)
     if cached is None:
+        from ledger_tui.engine.agents.gold import fresh_environment  # (not for report, which only reads)
+
         env = fresh_environment(domain, task, db_path)
         direct = Environment(dataclasses.replace(domain, sync=None), db=env.db)
         for i, action in enumerate(task.gold_actions):

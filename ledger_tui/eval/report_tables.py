@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from ledger_tui.eval.comparison import ModeCounts, TaskComparison
 from ledger_tui.eval.ordering import mode_key
+from ledger_tui.eval.tables import WIDTH, Column, cell, new_table, number
+from ledger_tui.eval.tables import lines as rendered
 from ledger_tui.eval.taxonomy import PRECEDENCE
 
 if TYPE_CHECKING:
@@ -17,9 +19,6 @@ def _cell(primary: int, any_: int) -> str:
     if not any_:
         return "-"
     return str(primary) if primary == any_ else f"{primary} ({any_})"
-
-
-WIDTH = 80  # what the tables fit in unless --wide
 
 
 def class_table(counts: list[ModeCounts], wide: bool = False) -> list[str]:
@@ -42,13 +41,12 @@ def class_table(counts: list[ModeCounts], wide: bool = False) -> list[str]:
             lines += ([""] if lines else []) + class_table([c for c in counts if c.label.split("/")[0] == d])
         return lines
     title = f"{domains[0]}: " if len(domains) == 1 and labels[0] != counts[0].label else ""
-    head = f"{title + 'class':<{first}}" + "".join(f"{label:>{width}}" for label in labels)
-    lines = [head, "-" * len(head)]
-    lines.append(f"{'runs':<{first}}" + "".join(f"{c.runs:>{width}}" for c in counts))
-    lines.append(f"{'failed':<{first}}" + "".join(f"{c.failed:>{width}}" for c in counts))
+    table = new_table(Column(title + "class", no_wrap=True), *(number(label, 6) for label in labels))
+    table.add_row("runs", *(str(c.runs) for c in counts))
+    table.add_row("failed", *(str(c.failed) for c in counts))
     for cls in classes:
-        lines.append(f"{cls:<{first}}" + "".join(f"{_cell(c.primary[cls], c.any[cls]):>{width}}" for c in counts))
-    return lines
+        table.add_row(cls, *(_cell(c.primary[cls], c.any[cls]) for c in counts))
+    return rendered(table, wide)
 
 
 def class_bars(counts: list[ModeCounts], width: int = 30) -> list[str]:
@@ -68,8 +66,9 @@ def class_bars(counts: list[ModeCounts], width: int = 30) -> list[str]:
 
 
 def task_lines(comparisons: list[TaskComparison], wide: bool = False) -> list[str]:
-    """Passes per task and mode. Unless `wide`, rows fit 80 columns: a long task name ends in "…"
-    and the change against baseline goes on its own line when the row has no room for it."""
+    """Passes per task and mode, with the change against baseline; then, task by task, each failed
+    mode's classes. Unless `wide`, the table fits 80 columns: a long task name ends in "…", and the
+    change goes under the task's name below when the table has no room for it."""
     if not comparisons:
         return []
     modes = sorted({m for t in comparisons for m in t.modes}, key=mode_key)
@@ -79,27 +78,21 @@ def task_lines(comparisons: list[TaskComparison], wide: bool = False) -> list[st
     width = max(6, *(len(n) for n in names)) + 2
     width = width if wide else max(12, min(width, 42, WIDTH - column * len(modes)))
     compare = "baseline" in modes and len(modes) > 1
-    head = f"{'task':<{width}}" + "".join(f"{m:>{column}}" for m in modes)
-    inline = compare and (wide or len(head) + 3 + len("change against baseline") <= WIDTH)
-    if inline:
-        head += "   change against baseline"
-    lines = [head, "-" * len(head)]
-    if compare and not inline:
-        lines.insert(0, "(a task without an 'against baseline' line passed as often as in baseline)")
+    inline = compare and (wide or width + column * len(modes) + 3 + len("change against baseline") <= WIDTH)
+    task = Column("task", no_wrap=True, overflow="ellipsis", max_width=None if wide else width - 2)
+    passes = new_table(task, *(number(m, 7) for m in modes), *([Column("change against baseline")] if inline else []))
+    why: list[str] = []
     for name, t in zip(names, comparisons):
-        shown = name if len(name) <= width - 2 else name[: width - 3] + "…"
-        row = f"{shown:<{width}}" + "".join(f"{(t.modes[m].cell() if m in t.modes else '-'):>{column}}" for m in modes)
         change = ", ".join(t.changes) or "same"
-        if compare and (wide or len(row) + 3 + len(change) <= WIDTH):
-            row += "   " + change
-        elif compare and change != "same":
-            lines.append(row.rstrip())
-            row = f"    against baseline: {change}"
-        lines.append(row.rstrip())
-        for m, o in t.modes.items():
-            if o.primaries:
-                lines.append(f"    {m}: {', '.join(o.primaries)}")
-    return lines
+        passes.add_row(cell(name), *(t.modes[m].cell() if m in t.modes else "-" for m in modes), *([change] if inline else []))
+        said = [f"    against baseline: {change}"] if compare and not inline and t.changes else []
+        said += [f"    {m}: {', '.join(o.primaries)}" for m, o in t.modes.items() if o.primaries]
+        if said:
+            why += [f"{name}:", *said]
+    if not why:
+        return rendered(passes, wide)
+    below = "failed modes' classes" + ("" if inline or not compare else ", and what changed against baseline")
+    return [*rendered(passes, wide), "", below, *why]
 
 
 def report_lines(report: Report, wide: bool = False) -> list[str]:
@@ -127,7 +120,7 @@ def report_lines(report: Report, wide: bool = False) -> list[str]:
     tasks = report.tasks()
     modes = {m for t in tasks for m in t.modes}
     against = ", what changed against baseline" if "baseline" in modes and len(modes) > 1 else ""
-    lines += ["", f"per task: passes by mode{against}; failed modes' classes"]
+    lines += ["", f"per task: passes by mode{against}"]
     lines += task_lines(tasks, wide)
     from ledger_tui.eval import paper
 

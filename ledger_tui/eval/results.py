@@ -1,13 +1,14 @@
-"""The results file of an evaluation (`results.jsonl`): one graded run a line, appended as each run
-ends; read back for resume, `report`, `browse` and `audit`.
+"""The results file of an evaluation (`results.jsonl`): one graded run a line (`TrialResult`),
+appended as each run ends; read back for resume, `report`, `browse` and `audit`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -15,9 +16,67 @@ from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.store.reading import MAX_DEPTH, brief, json_lines, line_problem, read_text, words
 from ledger_tui.engine.agents.tasks import Task
 
-from ledger_tui.eval.trial import TrialResult
-
 RESULTS = "results.jsonl"
+
+# A run whose prompt outgrew the model's context window: graded (reward 0) and counted in pass^k,
+# as τ²-bench counts agent errors, and not redone on resume: the same model would overflow again.
+CONTEXT_WINDOW_EXCEEDED = "context_window_exceeded"
+
+
+@dataclass
+class TrialResult:
+    domain: str
+    task_id: str
+    trial: int
+    mode: str
+    agent: str
+    reward: float
+    termination: str
+    trajectory: str
+    grade: dict[str, Any] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ledger_tokens: int = 0
+    policy_tokens: int = 0
+    transcript_tokens: int = 0
+    model_calls: int = 0
+    # IRMA's helper calls and their tokens (0 in every other mode; absent in results written before)
+    helper_calls: int = 0
+    helper_prompt_tokens: int = 0
+    helper_completion_tokens: int = 0
+    allow: int = 0
+    revise: int = 0
+    block: int = 0
+    revise_exhausted: int = 0
+    seconds: float = 0.0
+    error: str | None = None  # why the run stopped early (model or simulator failure), one sentence
+    # how consent was observed in a gated mode ("card" or "text"; None: an ungated mode, or a row
+    # written before cards, whose gated runs read it from text), the writes held for a card and the
+    # cards shown, the closed questions asked (each time asked), and whether the customer simulator
+    # ended the run as out of scope
+    consent: str | None = None
+    held: int = 0
+    cards: int = 0
+    questions: int = 0
+    out_of_scope: bool = False
+    # reads whose result the read gate withheld from the model (another customer's record, or a
+    # customer's before anyone was identified; disclosure.py)
+    withheld: int = 0
+
+    @property
+    def infrastructure_error(self) -> bool:
+        return self.termination == "infrastructure_error"
+
+    @property
+    def context_window_exceeded(self) -> bool:
+        return self.termination == CONTEXT_WINDOW_EXCEEDED
+
+    @property
+    def passed(self) -> bool:
+        return self.reward >= 1.0 - 1e-6
+
+    def key(self) -> tuple[str, int, str]:
+        return (self.task_id, self.trial, self.mode)
 
 
 def trajectory_files(folder: Path) -> list[Path]:

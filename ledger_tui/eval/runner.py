@@ -19,7 +19,8 @@ from typing import Awaitable, Callable, Iterable, Iterator
 
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.results import RESULTS, canonical_ids, load_results
-from ledger_tui.eval.trial import EvalConfig, TrialResult
+from ledger_tui.eval.results import TrialResult
+from ledger_tui.eval.trial import EvalConfig
 from ledger_tui.eval.backends.local import run_local
 from ledger_tui.eval.grade import tau2_gold_digests
 

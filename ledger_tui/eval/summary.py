@@ -8,7 +8,9 @@ from typing import Iterable
 
 from ledger_tui.eval.passk import pass_k_curve
 from ledger_tui.eval.ordering import mode_key
-from ledger_tui.eval.trial import TrialResult
+from ledger_tui.eval.tables import WIDTH, Column, cell, new_table, number
+from ledger_tui.eval.tables import lines as rendered
+from ledger_tui.eval.results import TrialResult
 
 
 @dataclass
@@ -78,9 +80,6 @@ def summarize(results: Iterable[TrialResult]) -> list[ModeSummary]:
     return out
 
 
-WIDTH = 80  # what the CLI's tables fit in unless --wide
-
-
 def shown_ks(ks: list[int], room: int) -> list[int]:
     """The k to show in `room` columns: all if they fit, else 1, the powers of two and the last."""
     room = max(room, 1)  # (the last k at least)
@@ -110,28 +109,34 @@ def table(summaries: list[ModeSummary], wide: bool = False) -> list[str]:
     ks = sorted({k for s in summaries for k in s.pass_k})
     fixed = 9 + 6 + 6 + 6 + 8  # mode, tasks, runs, infra, reward
     shown = ks if wide else shown_ks(ks, (WIDTH - fixed) // 9)
-    # a column a space wider than its label (pass^100 and up need 9)
-    widths = {k: max(8, len(f"pass^{k}") + 1) for k in shown}
-    head = f"{'mode':<9}{'tasks':>6}{'runs':>6}{'infra':>6}" + "".join(f"{'pass^' + str(k):>{widths[k]}}" for k in shown) + f"{'reward':>8}"
-    lines = [head, "-" * len(head)]
+    # columns a space apart, each a space wider than its label (pass^100 and up: as wide)
+    passes = new_table(
+        Column("mode", no_wrap=True), number("tasks", 5), number("runs", 5), number("infra", 5),
+        *(number(f"pass^{k}", 7) for k in shown), number("reward", 7), padding=(0, 0),
+    )
     for s in summaries:
-        lines.append(
-            f"{s.mode:<9}{s.tasks:>6}{s.runs:>6}{s.infrastructure_errors:>6}"
-            + "".join(f"{s.pass_k.get(k, float('nan')):>{widths[k]}.3f}" for k in shown)
-            + f"{s.average_reward:>8.3f}"
+        passes.add_row(
+            cell(s.mode), str(s.tasks), str(s.runs), str(s.infrastructure_errors),
+            *(f"{s.pass_k.get(k, float('nan')):.3f}" for k in shown), f"{s.average_reward:.3f}",
         )
+    lines = rendered(passes, wide)
     if shown != ks:
         lines.append(f"(pass^k for k = {k_ranges([k for k in ks if k not in shown])}: --wide, or summary.json)")
     lines.append("")
-    head2 = f"{'per run':<9}{'prompt':>7}{'ledger':>7}{'trans':>7}{'policy':>7}{'compl':>7}{'calls':>6}{'ALLOW':>7}{'REVISE':>7}{'BLOCK':>7}{'loops':>6}"
-    lines += [head2, "-" * len(head2)]
+    costs = new_table(
+        Column("per run", no_wrap=True),
+        *(number(head, 6) for head in ("prompt", "ledger", "trans", "policy", "compl")), number("calls", 5),
+        *(number(head, 6) for head in ("ALLOW", "REVISE", "BLOCK")), number("loops", 5), padding=(0, 0),
+    )
     for s in summaries:
         p = s.per_run
-        lines.append(
-            f"{s.mode:<9}{p['prompt_tokens']:>7.0f}{p['ledger_tokens']:>7.0f}{p['transcript_tokens']:>7.0f}"
-            f"{p['policy_tokens']:>7.0f}{p['completion_tokens']:>7.0f}{p['model_calls']:>6.1f}{p['allow']:>7.2f}"
-            f"{p['revise']:>7.2f}{p['block']:>7.2f}{p['revise_exhausted']:>6.2f}"
+        costs.add_row(
+            cell(s.mode),
+            *(f"{p[key]:.0f}" for key in ("prompt_tokens", "ledger_tokens", "transcript_tokens", "policy_tokens", "completion_tokens")),
+            f"{p['model_calls']:.1f}",
+            *(f"{p[key]:.2f}" for key in ("allow", "revise", "block", "revise_exhausted")),
         )
+    lines += rendered(costs, wide)
     lines.append("tokens per run: prompt (of it: ledger, transcript, policy) and completion;")
     lines.append("loops: runs that used up their revisions")
     for s in summaries:  # consent: how it was observed, the cards shown, the simulator's out-of-scope endings

@@ -310,8 +310,8 @@ def _transfer_findings(seen: list[Attempt], task: Task | None) -> list[Finding]:
 
 def _fact_findings(events: Sequence[Event], task: Task) -> list[Finding]:
     criteria = task.evaluation_criteria
-    if "COMMUNICATE" not in (criteria.reward_basis or ["DB", "COMMUNICATE"]):
-        return []
+    if not criteria.communicate_info or "COMMUNICATE" not in (criteria.reward_basis or ["DB", "COMMUNICATE"]):
+        return []  # (nothing to look for: the agent's texts are not read)
     said = communicated(criteria.communicate_info or [], events)
     return [Finding(MISSING_FACT, f"{info!r} was never said to the customer") for info, ok in said.items() if not ok]
 

@@ -1,5 +1,4 @@
-"""One run of an evaluation: its configuration (`EvalConfig`), its result (`TrialResult`) and the
-trial itself (`run_one`: an LLM agent against the simulated customer, or the gold agent), where its
+"""One run of an evaluation: its configuration (`EvalConfig`) and the trial itself (`run_one`: an LLM agent against the simulated customer, or the gold agent), where its
 trajectory goes. Every backend (in-process, worker processes, Ray) runs trials through this module;
 it imports none of them.
 """
@@ -21,71 +20,10 @@ from ledger_tui.engine.model.models import Model
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.grade import grade_run
+from ledger_tui.eval.results import CONTEXT_WINDOW_EXCEEDED, TrialResult
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 
 GREETING = "Hi! How can I help you today?"
-# A run whose prompt outgrew the model's context window: graded (reward 0) and counted in pass^k,
-# as τ²-bench counts agent errors, and not redone on resume: the same model would overflow again.
-CONTEXT_WINDOW_EXCEEDED = "context_window_exceeded"
-
-
-
-@dataclass
-class TrialResult:
-    domain: str
-    task_id: str
-    trial: int
-    mode: str
-    agent: str
-    reward: float
-    termination: str
-    trajectory: str
-    grade: dict[str, Any] = field(default_factory=dict)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    ledger_tokens: int = 0
-    policy_tokens: int = 0
-    transcript_tokens: int = 0
-    model_calls: int = 0
-    # IRMA's helper calls and their tokens (0 in every other mode; absent in results written before)
-    helper_calls: int = 0
-    helper_prompt_tokens: int = 0
-    helper_completion_tokens: int = 0
-    allow: int = 0
-    revise: int = 0
-    block: int = 0
-    revise_exhausted: int = 0
-    seconds: float = 0.0
-    error: str | None = None  # why the run stopped early (model or simulator failure), one sentence
-    # how consent was observed in a gated mode ("card" or "text"; None: an ungated mode, or a row
-    # written before cards, whose gated runs read it from text), the writes held for a card and the
-    # cards shown, the closed questions asked (each time asked), and whether the customer simulator
-    # ended the run as out of scope
-    consent: str | None = None
-    held: int = 0
-    cards: int = 0
-    questions: int = 0
-    out_of_scope: bool = False
-    # reads whose result the read gate withheld from the model (another customer's record, or a
-    # customer's before anyone was identified; disclosure.py)
-    withheld: int = 0
-
-    @property
-    def infrastructure_error(self) -> bool:
-        return self.termination == "infrastructure_error"
-
-    @property
-    def context_window_exceeded(self) -> bool:
-        return self.termination == CONTEXT_WINDOW_EXCEEDED
-
-    @property
-    def passed(self) -> bool:
-        return self.reward >= 1.0 - 1e-6
-
-    def key(self) -> tuple[str, int, str]:
-        return (self.task_id, self.trial, self.mode)
-
-
 def _stats(result: TrialResult, events: list[Event], state: SessionState | None = None) -> TrialResult:
     """Token, call and verdict counts of a finished trial (from the session's state when it is at
     hand, else folded from the events)."""

@@ -42,7 +42,7 @@ def test_eval_and_report_fit_80_columns_with_four_modes_and_nine_trials(tmp_path
 
     wide = run("report", str(out), "--force", "--wide")
     assert widest(wide) > 80
-    assert "retail/baseline" in wide and "   change against baseline" in wide
+    assert "retail/baseline" in wide and "  change against baseline" in wide
 
 
 def test_eval_wide_shows_every_k(tmp_path: Path):

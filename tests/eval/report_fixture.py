@@ -25,7 +25,8 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.store.trajectories import write_trajectory
 from ledger_tui.engine.agents.tasks import Task
-from ledger_tui.eval.trial import TrialResult, trajectory_path
+from ledger_tui.eval.results import TrialResult
+from ledger_tui.eval.trial import trajectory_path
 
 
 def task(task_id: str, *actions: dict[str, Any], facts: list[str] | None = None, forbidden: dict[str, Any] | None = None) -> Task:

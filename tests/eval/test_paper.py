@@ -12,7 +12,7 @@ from ledger_tui.domains import load_domain
 from ledger_tui.cli import app
 from ledger_tui.engine.agents.tasks import load_tasks
 from ledger_tui.eval import paper
-from ledger_tui.eval.trial import TrialResult
+from ledger_tui.eval.results import TrialResult
 
 
 def run(task: str, trial: int, mode: str, reward: float, tokens: tuple[int, int] = (100, 10), infra: bool = False) -> TrialResult:

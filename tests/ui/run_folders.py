@@ -24,7 +24,8 @@ from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.agents.tasks import load_tasks
 from ledger_tui.eval.grade import grade_run
 from ledger_tui.eval.results import RESULTS
-from ledger_tui.eval.trial import TrialResult, _stats, trajectory_path
+from ledger_tui.eval.results import TrialResult
+from ledger_tui.eval.trial import _stats, trajectory_path
 from ledger_tui.eval.tau2 import import_results
 from tests.eval.tau2_fixture import write_results
 

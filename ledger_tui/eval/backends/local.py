@@ -8,7 +8,8 @@ from typing import Awaitable, Callable
 
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval import interrupt
-from ledger_tui.eval.trial import EvalConfig, TrialResult, run_one
+from ledger_tui.eval.results import TrialResult
+from ledger_tui.eval.trial import EvalConfig, run_one
 
 
 async def run_local(

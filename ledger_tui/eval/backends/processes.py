@@ -50,7 +50,8 @@ from ledger_tui.eval.backends.shards import (
 )
 
 if TYPE_CHECKING:
-    from ledger_tui.eval.trial import EvalConfig, TrialResult
+    from ledger_tui.eval.results import TrialResult
+    from ledger_tui.eval.trial import EvalConfig
 
 __all__ = ["WorkerError", "WorkerSpec", "shares", "cores", "default_workers", "check_workers", "run_sharded"]
 

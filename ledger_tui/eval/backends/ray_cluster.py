@@ -50,7 +50,8 @@ from ledger_tui.eval.backends.shards import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from ledger_tui.eval.trial import EvalConfig, TrialResult
+    from ledger_tui.eval.results import TrialResult
+    from ledger_tui.eval.trial import EvalConfig
 
 BACKENDS = ("local", "ray")
 INSTALL = "pip install 'ledger-tui[ray]'"

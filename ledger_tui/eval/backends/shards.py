@@ -40,7 +40,8 @@ from ledger_tui.eval import interrupt
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ledger_tui.eval.trial import EvalConfig, TrialResult
+    from ledger_tui.eval.results import TrialResult
+    from ledger_tui.eval.trial import EvalConfig
 
 STOP_GRACE = 5.0  # seconds a stopped shard has to send back what it finished and end
 
@@ -233,7 +234,7 @@ async def dispatch(
 ) -> None:
     """Run `todo` on the shards of `pool`; `record` (awaited) is called here for each finished run,
     in the order they finish; `on_start` once the first shard is ready."""
-    from ledger_tui.eval.trial import TrialResult
+    from ledger_tui.eval.results import TrialResult
 
     places = positions(config)
     queue = deque((i, places[id(task)], trial, mode) for i, (task, trial, mode) in enumerate(todo))
@@ -332,7 +333,7 @@ async def dispatch(
 
 async def _drain(pool: list[Lane], events: asyncio.Queue, record: Callable[[TrialResult], Any]) -> None:
     """After a stop: record the runs the shards finished, until each has said bye or gone."""
-    from ledger_tui.eval.trial import TrialResult
+    from ledger_tui.eval.results import TrialResult
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + STOP_GRACE

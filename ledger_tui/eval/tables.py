@@ -1,0 +1,51 @@
+"""The CLI's tables, laid out by rich: column widths, alignment, wrapping and cutting are rich's.
+
+They print as plain text through the CLI's `say`: no colour, no markup read in a cell (task ids and
+mode names come from files), a rule of `-` under the header, and 80 columns unless --wide, when
+every column takes the width of its longest cell.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich import box
+from rich.console import Console
+from rich.table import Column, Table
+from rich.text import Text
+
+from ledger_tui.engine.outside import shown
+
+WIDTH = 80  # what the tables fit in unless --wide
+
+# no edges and no lines between columns or rows: only the rule under the header
+RULE_UNDER_HEADER = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+
+def new_table(*columns: Column, padding: tuple[int, ...] = (0, 1)) -> Table:
+    """A table of `columns`, two spaces apart (with `padding` (0, 0): one), a rule under the header."""
+    return Table(
+        *columns, box=RULE_UNDER_HEADER, show_edge=False, pad_edge=False, padding=padding, collapse_padding=True,
+        header_style="", highlight=False,
+    )
+
+
+def number(header: str, min_width: int = 0) -> Column:
+    """A column of figures: right-aligned, never wrapped."""
+    return Column(header, justify="right", no_wrap=True, min_width=max(min_width, len(header)))
+
+
+def cell(value: object) -> Text:
+    """Text from outside, as a cell: shown (`shown`), never parsed as markup."""
+    return Text(shown(value))
+
+
+def lines(table: Table, wide: bool = False) -> list[str]:
+    """The table as lines of text: 80 columns wide at most, or, `wide`, as wide as its cells."""
+    console = Console(
+        file=io.StringIO(), width=10**6 if wide else WIDTH, color_system=None, markup=False, highlight=False,
+        emoji=False, soft_wrap=False, legacy_windows=False,
+    )
+    with console.capture() as captured:
+        console.print(table)
+    return [line.rstrip() for line in captured.get().splitlines()]
