@@ -152,16 +152,18 @@ class TrajectoryFinder:
     def find(self, recorded: str, domain: str, mode: str, task_id: str, trial: int) -> tuple[Path, bool]:
         """The path of one line's trajectory and whether it exists; a missing one is the in-folder
         path it should have had."""
-        from ledger_tui.eval.outputs import OutputError
-        from ledger_tui.eval.trial import trajectory_path
-
         path = Path(recorded)
         parts = path.parts[1:] if path.is_absolute() else path.parts
         for i in range(len(parts)):
             candidate = os.path.join(self.folder, *parts[i:])
             if self._found(candidate):
                 return Path(candidate), True
-        try:  # only when the recorded path is not in the folder: where eval puts it
+        # only when the recorded path is not in the folder: where eval puts it (the trial, which
+        # knows, imports the whole engine: a report that finds its files never loads it)
+        from ledger_tui.eval.outputs import OutputError
+        from ledger_tui.eval.trial import trajectory_path
+
+        try:
             expected = trajectory_path(self.folder, domain, mode, task_id, trial)
         except (OutputError, TypeError, ValueError):
             return self.folder / "trajectories", False
