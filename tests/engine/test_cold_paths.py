@@ -7,12 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided
 from ledger_tui.engine.store.fold import Timeline, fold
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import asks_and_answers, waits_lines
+from tests.fuzz_readers import _trajectory_seeds, jsonl_file
 
 SESSIONS = Path(__file__).resolve().parents[2] / "sessions"
 
@@ -51,3 +53,51 @@ def test_a_damaged_line_is_named_by_its_number_after_the_lines_before_it_are_dro
     path.write_text("\n".join(moved) + "\n", encoding="utf-8")
     with pytest.raises(TrajectoryError, match=r"^Line 42 of damaged\.jsonl is event 39, after event 40"):
         read_trajectory(path)
+
+
+def _outcome(read, path: Path) -> tuple[object, ...]:
+    """What a way of reading a file gives: its events, warnings and line numbers, or its sentence."""
+    try:
+        return read()
+    except TrajectoryError as exc:
+        return ("refused", str(exc))
+
+
+def _both_ways(path: Path, data: bytes) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """A file read by the fast path (`_events`: every line valid, else the text from the first
+    line it did not take) and as text line by line from the start (`_line_by_line`, every file's
+    way before the fast path)."""
+    from ledger_tui.engine.store.trajectories import _events, _line_by_line
+
+    return _outcome(lambda: _events(path, [data]), path), _outcome(lambda: _line_by_line(path, data, [], []), path)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=jsonl_file(_trajectory_seeds()))
+def test_the_fast_path_reads_every_file_as_the_text_is_read_line_by_line(data, tmp_path_factory):
+    path = tmp_path_factory.mktemp("fast") / "t.jsonl"
+    fast, slow = _both_ways(path, data)
+    assert fast == slow
+
+
+SESSION_TEXT = (SESSIONS / "telecom-overdue-bill.jsonl").read_bytes()
+
+
+SHAPES = {  # what a file can be, against the session as written
+    "as written": SESSION_TEXT,
+    "a byte-order mark": b"\xef\xbb\xbf" + SESSION_TEXT,
+    "CRLF line ends": SESSION_TEXT.replace(b"\n", b"\r\n"),
+    "a truncated last line": SESSION_TEXT[:-40],  # taken up to it, then read as text
+    "blank lines": SESSION_TEXT.replace(b"\n", b"\n\n", 3),
+    "a line only Unicode calls blank": SESSION_TEXT.replace(b"\n", b"\n\xe2\x80\xa8\n", 2),
+    "a byte-order mark inside": SESSION_TEXT.replace(b"\n", b"\n\xef\xbb\xbf", 2),
+    "Latin-1 after valid lines": SESSION_TEXT.replace(b"Thanks", b"Thanks\xe9", 1),  # its line and byte named
+    "too deep": SESSION_TEXT.replace(b'"text":"', b'"text":' + b"[" * 130 + b"]" * 130 + b',"t":"', 1),
+    "deep, within the limit": SESSION_TEXT.replace(b'"text":"', b'"text":' + b"[" * 110 + b"]" * 110 + b',"t":"', 1),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_fast_path_reads_these_files_as_the_text_is_read_line_by_line(shape, tmp_path):
+    fast, slow = _both_ways(tmp_path / "t.jsonl", SHAPES[shape])
+    assert fast == slow
