@@ -14,7 +14,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Sequence
+from typing import IO, Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -111,18 +111,23 @@ class LoadedTrajectory:
         return first if isinstance(first, SessionStarted) else None
 
 
-def read_trajectory(path: Path | str) -> LoadedTrajectory:
+def read_trajectory(path: Path | str, keep: tuple[type[Event], ...] | None = None) -> LoadedTrajectory:
     """Every event of a trajectory file; one sentence (TrajectoryError) if the file is unusable or
     a line before the last is damaged. The limits are `engine.reading`'s: 1 GB a file (a 100k-event
-    session is about 60 MB), 16 MB a line (the longest are a few KB), 120 levels of nesting."""
+    session is about 60 MB), 16 MB a line (the longest are a few KB), 120 levels of nesting.
+
+    `keep`: the kinds of event a reader needs (`why`: the decisions, cards and questions); only
+    those and the first event are returned, each other event dropped once validated, so a long
+    file is never held whole. Every line is checked as without it."""
     path = Path(path)
     if path.is_dir():
         raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
     missing = f"Trajectory file {path} does not exist; check the path, or name a shipped session (`ledger-tui examples` lists them)."
-    events, warnings, line_numbers = _events(path, [read_bytes(path, TrajectoryError, FIX, missing=missing)])
+    read, warnings = _events(path, [read_bytes(path, TrajectoryError, FIX, missing=missing)], _Read(keep))
+    events = read.events
     if not events:
         raise TrajectoryError(f"{path} holds no events; pass a .jsonl trajectory written by ledger-tui.")
-    _in_order(path, line_numbers, events)
+    _in_order(path, read)
     first = events[0]
     if not isinstance(first, SessionStarted):
         warnings.append(f"{path.name} does not start with a session_started event; domain and model are unknown.")
@@ -140,34 +145,58 @@ def read_trajectory(path: Path | str) -> LoadedTrajectory:
 
 
 FIX = "pass a .jsonl trajectory written by ledger-tui"
+
+
+class _Read:
+    """The events read so far: those kept (the first, then those of the kinds `keep` names, or
+    all), and of every event its line number and what `_in_order` checks of it."""
+
+    def __init__(self, keep: tuple[type[Event], ...] | None) -> None:
+        self.keep = keep
+        self.events: list[Event] = []
+        self.line_numbers: list[int] = []
+        # (seq, the call it proposes, the call it decides)
+        self.marks: list[tuple[int, str | None, str | None]] = []
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+    def add(self, event: Event, line_number: int) -> None:
+        if isinstance(event, ToolCallProposed):
+            self.marks.append((event.seq, event.call.id, None))
+        elif isinstance(event, GateDecided):
+            self.marks.append((event.seq, None, event.decision.call.id))
+        else:
+            self.marks.append((event.seq, None, None))
+        self.line_numbers.append(line_number)
+        if self.keep is None or not self.events or isinstance(event, self.keep):
+            self.events.append(event)
 # every byte but the opening brackets and the line break: deleted, they leave each line's nesting bound
 _NOT_OPENING = bytes(b for b in range(256) if b not in b"[{\n")
 BOM = codecs.BOM_UTF8
 
 
-def _events(path: Path, held: list[bytes]) -> tuple[list[Event], list[str], list[int]]:
-    """(events, warnings, the line number of each event) of a file's bytes, the one item of
+def _events(path: Path, held: list[bytes], read: _Read) -> tuple[_Read, list[str]]:
+    """The events of a file's bytes, the one item of
     `held` (taken from it, so that they are freed as they are parsed), or the one sentence that
-    says which line is damaged and how.
+    says which line is damaged and how: (`read`, warnings).
 
     The fast path (`_valid_lines`) takes the lines as long as each is a valid event, as in a file
     ledger-tui wrote; from the first line it does not take (a damaged line, a truncated last line,
     a blank line that only Unicode calls blank), the rest of the file is read as text, line by
     line, as every file was before (`_line_by_line`), which says what is wrong in its words."""
     data = held.pop()
-    events: list[Event] = []
-    line_numbers: list[int] = []
     lines = _lines_to_parse(data)
     if lines is None:
-        return _line_by_line(path, data, events, line_numbers)
+        return _line_by_line(path, data, read)
     del data  # the lines hold it, each dropped once parsed: at 100,000 events, 70 MB less at the peak
     with _collector_paused():
-        taken, offset = _valid_lines(lines, events, line_numbers)
+        taken, offset = _valid_lines(lines, read)
     if taken == len(lines):
-        return events, [], line_numbers
+        return read, []
     rest = b"\n".join(lines[taken:])
     del lines
-    return _line_by_line(path, rest, events, line_numbers, first_line=taken + 1, first_byte=offset)
+    return _line_by_line(path, rest, read, first_line=taken + 1, first_byte=offset)
 
 
 def _lines_to_parse(data: bytes) -> list[bytes] | None:
@@ -183,9 +212,9 @@ def _lines_to_parse(data: bytes) -> list[bytes] | None:
     return data.split(b"\n")
 
 
-def _valid_lines(lines: list[bytes], events: list[Event], line_numbers: list[int]) -> tuple[int, int]:
-    """Validate `lines` into `events` (and their numbers into `line_numbers`) until one is not a
-    valid event or blank; each line is dropped once taken. Returns how many lines were taken and
+def _valid_lines(lines: list[bytes], read: _Read) -> tuple[int, int]:
+    """Validate `lines` into `read` until one is not a valid event or blank; each line is dropped
+    once taken. Returns how many lines were taken and
     how many bytes they held (with their line breaks).
 
     The fast path: each line is validated from its bytes, as `_line_by_line` validates its text,
@@ -203,8 +232,7 @@ def _valid_lines(lines: list[bytes], events: list[Event], line_numbers: list[int
                 event = validate(bare)
             except ValueError:  # (a ValidationError is one)
                 return index, offset
-            events.append(event)
-            line_numbers.append(index + 1)
+            read.add(event, index + 1)
         offset += len(line) + 1
         lines[index] = b""
     return len(lines), offset
@@ -223,23 +251,22 @@ def _has_line_longer(data: bytes, limit: int) -> bool:
 
 
 def _line_by_line(
-    path: Path, data: bytes, events: list[Event], line_numbers: list[int], first_line: int = 1, first_byte: int = 0
-) -> tuple[list[Event], list[str], list[int]]:
+    path: Path, data: bytes, read: _Read, first_line: int = 1, first_byte: int = 0
+) -> tuple[_Read, list[str]]:
     """`data` (the file from its line `first_line`, byte `first_byte` on) as text, each line
-    validated on its own after `events`, or the one sentence that says which line is damaged and
-    how: (events, warnings, the line number of each event)."""
+    validated on its own into `read`, or the one sentence that says which line is damaged and
+    how: (`read`, warnings)."""
     text = decoded(path, data, TrajectoryError, FIX, first_line=first_line, first_byte=first_byte)
     del data
     numbered = [(first_line - 1 + number, line) for number, line in json_lines(text)]
     del text  # the lines hold it
     warnings: list[str] = []
     with _collector_paused():
-        _parse(path, numbered, events, warnings)
-    line_numbers.extend(number for number, _ in numbered[: len(events) - len(line_numbers)])
-    return events, warnings, line_numbers
+        _parse(path, numbered, read, warnings)
+    return read, warnings
 
 
-def _in_order(path: Path, line_numbers: Sequence[int], events: list[Event]) -> None:
+def _in_order(path: Path, read: _Read) -> None:
     """A session numbers its events 0, 1, 2, … as it writes them (`seq`): a line that repeats an
     earlier one's number or comes before it (duplicated or moved, by hand or by a tool that
     rewrote the file) is refused here, once, for every reader (replay, why, regress, report,
@@ -249,19 +276,19 @@ def _in_order(path: Path, line_numbers: Sequence[int], events: list[Event]) -> N
     last = -1
     proposed: set[str] = set()
     decided: dict[str, int] = {}
-    for i, event in enumerate(events):
-        if event.seq >= 0:
-            if event.seq <= last:
-                what = "a copy of an earlier line" if event.seq == last or any(e.seq == event.seq for e in events[:i]) else "a line moved"
+    marks, line_numbers = read.marks, read.line_numbers
+    for i, (seq, proposes, call_id) in enumerate(marks):
+        if seq >= 0:
+            if seq <= last:
+                what = "a copy of an earlier line" if seq == last or any(m[0] == seq for m in marks[:i]) else "a line moved"
                 raise TrajectoryError(
-                    f"Line {line_numbers[i]} of {path.name} is event {event.seq}, after event {last} ({what}); "
+                    f"Line {line_numbers[i]} of {path.name} is event {seq}, after event {last} ({what}); "
                     "restore the file as ledger-tui wrote it."
                 )
-            last = event.seq
-        if isinstance(event, ToolCallProposed):
-            proposed.add(event.call.id)
-        elif isinstance(event, GateDecided):
-            call_id = event.decision.call.id
+            last = seq
+        if proposes is not None:
+            proposed.add(proposes)
+        elif call_id is not None:
             where = f"Line {line_numbers[i]} of {path.name} decides call {shown(call_id)[:40]}"
             if call_id in decided:
                 raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
@@ -289,8 +316,8 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _parse(path: Path, numbered: list[tuple[int, str]], events: list[Event], warnings: list[str]) -> None:
-    """Parse the lines into `events`, each line's text dropped from `numbered` once parsed (only
+def _parse(path: Path, numbered: list[tuple[int, str]], read: _Read, warnings: list[str]) -> None:
+    """Parse the lines into `read`, each line's text dropped from `numbered` once parsed (only
     its number is read after), so the text and the events are not both held whole at the end."""
     for pos, (lineno, line) in enumerate(numbered):
         try:
@@ -302,7 +329,7 @@ def _parse(path: Path, numbered: list[tuple[int, str]], events: list[Event], war
             if pos == len(numbered) - 1:
                 warnings.append(
                     f"Line {lineno} of {path.name} is incomplete or corrupt and was skipped; "
-                    f"the {len(events)} complete events before it are shown."
+                    f"the {len(read)} complete events before it are shown."
                 )
                 break
             detail = _first_error(exc)
@@ -311,7 +338,7 @@ def _parse(path: Path, numbered: list[tuple[int, str]], events: list[Event], war
                 f"Line {lineno} of {path.name} is not a valid event{kind}; the file is damaged: "
                 f"remove or repair that line ({detail})."
             ) from None
-        events.append(event)
+        read.add(event, lineno)
         numbered[pos] = (lineno, "")
 
 
