@@ -6,7 +6,7 @@
   process's peak memory then (target ≤ 3× the file). The command runs in a pseudo-terminal of
   200×50; the first paint is the first time the terminal receives the replay bar's counter at the
   last step, `step N-1/N-1`. The process is then stopped; its peak resident memory is what the
-  kernel reports for it (`ru_maxrss`).
+  kernel reports for it (`ru_maxrss`; see `write_looped` for why the file is written by a child).
 - `ledger-tui why` on the same file: wall time to exit (target ≤ 0.5 s) and peak memory.
 - what a typed fast path could save on reading (`--only reader`, in process): each line validated
   into its event (`validate_json`, what the reader does) against each line only parsed as JSON
@@ -16,7 +16,9 @@
   to exit (target ≤ 0.4 s).
 
 Each figure is the median of `--rounds` (3) runs, each a fresh interpreter (imports included:
-"cold" means a new process, the file in the page cache as a user's second look at it finds it).
+"cold" means a new process, the file in the page cache as a user's second look at it finds it). With
+replay and why, the CPU time the runs took and the load average: on a shared machine, compare CPU
+times measured under the same load.
 Run: `python benchmarks/cold_paths.py`. `--only replay,why,reader,report` picks some.
 """
 
@@ -41,13 +43,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.report import build as build_report_folder  # noqa: E402
-from benchmarks.ui import SESSION, looped_trajectory  # noqa: E402
+from benchmarks.ui import SESSION  # noqa: E402
 
 CLI = [sys.executable, "-m", "ledger_tui"]
 
 
-def replay_to_first_paint(path: Path, last: int, timeout: float = 60.0) -> tuple[float, int]:
-    """(wall seconds to the first frame at the last step, peak resident bytes) of `ledger-tui replay path`."""
+def replay_to_first_paint(path: Path, last: int, timeout: float = 60.0) -> tuple[float, int, float]:
+    """(wall seconds to the first frame at the last step, peak resident bytes, CPU seconds) of
+    `ledger-tui replay path`."""
     marker = f"step {last}/{last}".encode()
     started = time.perf_counter()
     pid, fd = pty.fork()
@@ -77,11 +80,25 @@ def replay_to_first_paint(path: Path, last: int, timeout: float = 60.0) -> tuple
         os.kill(pid, signal.SIGKILL)
         _, _, usage = os.wait4(pid, 0)
         os.close(fd)
-    return painted, usage.ru_maxrss * 1024
+    return painted, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
-def command(args: list[str]) -> tuple[float, int]:
-    """(wall seconds, peak resident bytes) of one CLI command run to its exit (status 0 or 1)."""
+def write_looped(path: Path, session: Path, events: int) -> None:
+    """Write `session` looped to `events` events at `path`, in a child process. Built in this one,
+    the file's lines would raise this process's peak resident memory to ~650 MB, and every command
+    started from it would report that peak as its own: Linux keeps a process's peak across fork and
+    exec (`ru_maxrss`), so a command's figure is at least what this process ever held (`python -c
+    pass` then reports 638 MB). This process stays at its imports' ~55 MB, below any command's."""
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from benchmarks.ui import looped_trajectory; "
+        "Path(sys.argv[2]).write_text('\\n'.join(looped_trajectory(Path(sys.argv[3]), int(sys.argv[4]))) + '\\n', encoding='utf-8')"
+    )
+    subprocess.run([sys.executable, "-c", code, str(ROOT), str(path), str(session), str(events)], check=True)
+
+
+def command(args: list[str]) -> tuple[float, int, float]:
+    """(wall seconds, peak resident bytes, CPU seconds) of one CLI command run to its exit (status 0 or 1)."""
     started = time.perf_counter()
     proc = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -90,14 +107,20 @@ def command(args: list[str]) -> tuple[float, int]:
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"ledger-tui {' '.join(args)} failed ({proc.returncode}): {err[-400:]}")
-    return wall, usage.ru_maxrss * 1024
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
-def show(name: str, seconds: list[float], target: float, memory: list[int] | None = None, file_bytes: int = 0) -> None:
+def show(
+    name: str, seconds: list[float], target: float, memory: list[int] | None = None, file_bytes: int = 0, cpu: list[float] | None = None
+) -> None:
+    """A figure's median, its runs and its target; with `cpu`, the CPU seconds the runs took (user
+    and system): on a shared machine, wall time grows with the load and CPU time much less."""
     median = statistics.median(seconds)
     verdict = "ok" if median <= target else "MISSED"
     line = f"{name:<44} median {median:6.2f} s  (runs {', '.join(f'{s:.2f}' for s in seconds)})  target ≤ {target:g} s  {verdict}"
     print(line)
+    if cpu:
+        print(f"{'':<44} CPU {statistics.median(cpu):6.2f} s  (runs {', '.join(f'{s:.2f}' for s in cpu)})  load {os.getloadavg()[0]:.1f}")
     if memory:
         peak = statistics.median(memory)
         ratio = peak / file_bytes if file_bytes else 0.0
@@ -135,16 +158,16 @@ def main() -> None:
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"looped-{args.events}.jsonl"
-        path.write_text("\n".join(looped_trajectory(args.session, args.events)) + "\n", encoding="utf-8")
+        write_looped(path, args.session, args.events)
         size = path.stat().st_size
         print(f"{args.events:,} events: {args.session.name} looped, {size / 1e6:.0f} MB")
         command(["why", str(path)])  # warm the page cache and the bytecode
         if "replay" in only:
             runs = [replay_to_first_paint(path, args.events - 1) for _ in range(args.rounds)]
-            show(f"replay to first paint, {args.events:,} events", [r[0] for r in runs], 1.5, [r[1] for r in runs], size)
+            show(f"replay to first paint, {args.events:,} events", [r[0] for r in runs], 1.5, [r[1] for r in runs], size, [r[2] for r in runs])
         if "why" in only:
             runs = [command(["why", str(path)]) for _ in range(args.rounds)]
-            show(f"why, {args.events:,} events", [r[0] for r in runs], 0.5, [r[1] for r in runs], size)
+            show(f"why, {args.events:,} events", [r[0] for r in runs], 0.5, [r[1] for r in runs], size, [r[2] for r in runs])
         if "reader" in only:
             reader_floor(path, args.rounds)
         if "report" in only:

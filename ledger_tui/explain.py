@@ -15,6 +15,9 @@ from typing import Any, Iterable
 from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import (
     CATEGORY_LABELS,
+    AssistantMessage,
+    SessionStarted,
+    ToolResult,
     ConfirmationAnswered,
     ConfirmationRequested,
     QuestionAnswered,
@@ -203,6 +206,15 @@ def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[s
     return lines
 
 
+# What `why` reads of a trajectory (`read_trajectory(path, keep=WHY_READS)`): the decisions, the
+# cards and questions they waited on, and for a withheld read its result and what the agent said
+# after it; at 100,000 events, a third of them
+WHY_READS = (
+    SessionStarted, GateDecided, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered,
+    ToolResult, AssistantMessage,
+)
+
+
 def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.REVISE, Verdict.BLOCK)) -> list[GateDecided]:
     wanted = set(verdicts)
     return [e for e in events if isinstance(e, GateDecided) and e.decision.verdict in wanted]
@@ -212,7 +224,6 @@ def disclosure_lines(events: list[Event], event: GateDecided, indent: str = "  "
     """For a read the read gate withholds: whether the model saw it (a recording made without the
     read gate: an imported run) and what of it the agent then said."""
     from ledger_tui.engine.disclosure import disclosed, said_after
-    from ledger_tui.engine.events import ToolResult
 
     d = event.decision
     if d.category() != "disclosure":

@@ -24,10 +24,10 @@ def why(
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
     from ledger_tui.engine.store.trajectories import read_trajectory
-    from ledger_tui.explain import asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
+    from ledger_tui.explain import WHY_READS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
 
     trajectory = resolve_session(trajectory)
-    loaded = read_trajectory(trajectory)
+    loaded = read_trajectory(trajectory, keep=WHY_READS)
     for w in loaded.warnings:
         say(f"warning: {w}", err=True)
     policy = _policy_for(loaded.started.domain if loaded.started else None)

@@ -8,6 +8,7 @@ Reading one domain folder shows its whole policy surface.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -344,8 +345,10 @@ class _no_gc:
             gc.enable()
 
 
+@functools.lru_cache(maxsize=512)
 def clause_text(policy: str, clause: str) -> str:
-    """The policy paragraph tagged `[clause]` in policy.md (the tag starts a bullet or paragraph)."""
+    """The policy paragraph tagged `[clause]` in policy.md (the tag starts a bullet or paragraph).
+    Kept once found: `why` asks it of the same few clauses for each of thousands of decisions."""
     tag = f"[{clause}]"
     lines = policy.splitlines()
     for i, line in enumerate(lines):

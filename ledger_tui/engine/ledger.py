@@ -12,7 +12,7 @@ describe the change, so replay is a fold and the UI can highlight exactly what m
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from math import isqrt
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
@@ -26,7 +26,7 @@ STATED_HEADER = "[Stated by the customer (unverified)]"
 Origin = Literal["observed", "stated"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Entry:
     path: str
     value: Any
@@ -35,11 +35,37 @@ class Entry:
     source_call: str
     stale: bool = False
     stale_because: str = ""
-    text: str = ""  # compact JSON of `value`, computed once so render stays cheap
     quote: str | None = None  # a stated fact: the customer's words it came from
     # read, but withheld from the model by the read gate (another customer's record, or a
     # customer's before anyone was identified): the gate reads it, the prompt's block leaves it out
     withheld: bool = False
+    _text: str | None = field(default=None, repr=False)  # `text`, once asked
+
+    @property
+    def text(self) -> str:
+        """`value` as compact JSON without its null fields, as the render shows it (the stored
+        value and everything the gate reads keep them). Computed when first asked, then kept: a
+        replay folds every update of a long trajectory (23,000 at 100,000 events) and shows the
+        few dozen entries of one step."""
+        text = self._text
+        if text is None:
+            text = compact(_without_nulls(self.value))
+            object.__setattr__(self, "_text", text)
+        return text
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.path, self.value, self.origin, self.source_seq, self.source_call, self.stale, self.stale_because,
+            self.text, self.quote, self.withheld,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     @property
     def shown(self) -> bool:
@@ -58,9 +84,8 @@ def _without_nulls(value: Any) -> Any:
 def _entry(
     path: str, value: Any, origin: Origin, seq: int | None, call: str, quote: str | None = None, withheld: bool = False
 ) -> Entry:
-    # The render leaves null fields out (they carry no fact and cost tokens); the stored value and
-    # everything the gate reads keep them.
-    return Entry(path, value, origin, seq, call, text=compact(_without_nulls(value)), quote=quote, withheld=withheld)
+    # The render leaves null fields out (they carry no fact and cost tokens): `Entry.text`.
+    return Entry(path, value, origin, seq, call, quote=quote, withheld=withheld)
 
 
 class _Base:

@@ -43,6 +43,15 @@ def read_text(
     bytes (default `MAX_FILE_BYTES`), or not UTF-8 (with the line of the first bad byte). Pipes
     (`<(…)`) are read too."""
     path = Path(path)
+    return decoded(path, read_bytes(path, error, fix, missing=missing, limit=limit), error, fix)
+
+
+def read_bytes(
+    path: Path | str, error: type[LedgerTuiError], fix: str, *, missing: str | None = None, limit: int | None = None
+) -> bytes:
+    """The bytes of `path`, or `error` with `read_text`'s sentences (all but "not UTF-8": see
+    `decoded`)."""
+    path = Path(path)
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
         info = path.stat()
@@ -62,11 +71,22 @@ def read_text(
         raise error(f"{path} cannot be read ({exc.strerror or type(exc).__name__}); {fix}.") from None
     if len(data) > limit:
         raise error(f"{path} is larger than {_size(limit)}, the most ledger-tui reads; {fix}.")
+    return data
+
+
+def decoded(
+    path: Path | str, data: bytes, error: type[LedgerTuiError], fix: str, *, first_line: int = 1, first_byte: int = 0
+) -> str:
+    """`data`, read from `path`, as UTF-8 text (a byte-order mark at the file's start dropped), or
+    `error`: "<path> is not UTF-8 text (line L, byte B: 0xNN); <fix>.". `data` may be the end of
+    the file, from its line `first_line`, byte `first_byte` on (the lines before it read already)."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig" if first_byte == 0 else "utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise error(f"{path} is not UTF-8 text (line {line}, byte {exc.start}: {data[exc.start]:#04x}); {fix}.") from None
+        line = first_line + data.count(b"\n", 0, exc.start)
+        raise error(
+            f"{path} is not UTF-8 text (line {line}, byte {first_byte + exc.start}: {data[exc.start]:#04x}); {fix}."
+        ) from None
 
 
 def _size(limit: int) -> str:

@@ -97,7 +97,14 @@ class ReplayScreen(WorkbenchScreen):
         self._timer: Timer | None = None
         self._thresholds = gc.get_threshold()
         self._speed_index = SPEEDS.index(4.0)
-        self.decision_steps = [i for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)]
+        # one look at every event (100,000 in a long file) for what the panes need of all of them
+        self.decision_steps: list[int] = []
+        self._requestors: dict[str, str] = {}  # the calls proposed, and who proposed each
+        for i, e in enumerate(self.events):
+            if isinstance(e, GateDecided):
+                self.decision_steps.append(i)
+            elif isinstance(e, ToolCallProposed):
+                self._requestors[e.call.id] = e.call.requestor
         self.run_row: RunRow | None = None  # the run list's row, when opened from it
 
     def compose_bottom(self) -> ComposeResult:
@@ -132,16 +139,13 @@ class ReplayScreen(WorkbenchScreen):
         bar = self.query_one(ReplayBar)
         bar.total = len(self.timeline)
         bar.speed = SPEEDS[self._speed_index]
-        bar.marks = {
-            i: e.decision.verdict.value for i, e in enumerate(self.timeline.events) if isinstance(e, GateDecided)
-        }
+        events = self.events
+        bar.marks = {i: events[i].decision.verdict.value for i in self.decision_steps}  # type: ignore[union-attr]
         for warning in self.warnings:
             self.notify(shown(warning, markup=True), title="Trajectory damaged", severity="warning", timeout=10)
         if self._past_end:
             self.notify(self._past_end, severity="warning")
-        self.conversation.requestors = {
-            e.call.id: e.call.requestor for e in self.timeline.events if isinstance(e, ToolCallProposed)
-        }
+        self.conversation.requestors = self._requestors
         started = self.timeline.final.started
         if started is not None and ungated(started.mode):
             self.gate_log.without_gate(started.mode)
