@@ -17,7 +17,6 @@ from ledger_tui.commands.shared import (
     HELPER_MODEL_HELP, SPLIT_HELP, TASK_FILE_HELP, TAU2_DATA_HELP, Consent, ContextWindow, ExtraBody, LedgerAt, MaxTokens,
     Retries, Temperature, Timeout, Wide, check_mode, client_options, say, session_options_from,
 )
-from ledger_tui.engine.agents.irma import helper_options
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.outside import shown
 from ledger_tui.examples import runs_home
@@ -103,6 +102,8 @@ def eval_command(
         agent_factory = ModelFactory(agent_model, base_url, api_key, options)
         user_factory = ModelFactory(user_model or agent_model, base_url, api_key, options)
         if "irma" in mode:
+            from ledger_tui.engine.agents.irma import helper_options
+
             helper_factory = ModelFactory(helper_model or agent_model, base_url, api_key, helper_options(options))
 
     config = EvalConfig(

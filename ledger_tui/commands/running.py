@@ -15,7 +15,6 @@ from ledger_tui.commands.shared import (
     FORCE_HELP, HELPER_MODEL_HELP, Consent, ContextWindow, ExtraBody, LedgerAt, MaxTokens, Retries, Temperature, Timeout,
     check_consent, check_db, check_mode, client_options, default_out, say, session_options_from, tui_status,
 )
-from ledger_tui.engine.agents.irma import helper_options
 from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
 from ledger_tui.engine.outside import shown
 from ledger_tui.examples import resolve_script, resolve_session
@@ -240,6 +239,7 @@ def play(
     import os
 
     from ledger_tui.domains import load_domain
+    from ledger_tui.engine.agents.irma import helper_options
     from ledger_tui.engine.model.models import OpenAIModel, RetryingModel
     from ledger_tui.eval.outputs import check_new
 

@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger_tui.engine.agents.irma import HELPER_MAX_TOKENS
 from ledger_tui.engine.errors import LedgerTuiError
+from ledger_tui.engine.limits import HELPER_MAX_TOKENS
 from ledger_tui.engine.outside import shown
 from ledger_tui.examples import runs_home
 

@@ -29,6 +29,10 @@ MAX_NAME = 256
 # GPT-4.1 runs is 6,761; only a hand-made `--db` record reaches this). A gate decision may quote a
 # record once for each check that read it, so this cap keeps its line under the readers' 16 MB.
 MAX_RESULT = 128 * 1024
+# tokens of one helper call's completion (engine.agents.irma; a lower --max-tokens lowers it): a
+# checklist of 8 lines is about 150 tokens, and a small model that loops would otherwise spend the
+# agent's whole cap on each helper call (seen with SmolLM2-135M on llama.cpp: 2,048 tokens)
+HELPER_MAX_TOKENS = 512
 
 
 def size(n: int) -> str:

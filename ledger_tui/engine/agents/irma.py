@@ -29,6 +29,7 @@ from typing import Any
 
 from ledger_tui.engine.errors import ScriptExhaustedError
 from ledger_tui.engine.events import Event, HelperCall
+from ledger_tui.engine.limits import HELPER_MAX_TOKENS
 from ledger_tui.engine.model.models import ClientOptions, Message, ModelTurn
 
 HELPERS = ("constraints", "tools")
@@ -39,10 +40,6 @@ RESULT_CHARS = 600
 MESSAGE_CHARS = 2000
 # What the agent is given of a helper's answer, at most (a runaway helper cannot flood its prompt).
 OUTPUT_CHARS = 2000
-# The completion cap of a helper call (the CLI's helper models; lower --max-tokens lowers it too):
-# a checklist of 8 lines is about 150 tokens, and a small model that loops would otherwise spend
-# the agent's whole cap on each helper call (seen with SmolLM2-135M on llama.cpp: 2,048 tokens).
-HELPER_MAX_TOKENS = 512
 
 CONSTRAINTS_SYSTEM = (
     "You assist a customer-service agent who must follow the company policy below. You do not talk "
