@@ -40,7 +40,10 @@ from ledger_tui.engine.events import (  # noqa: E402
     UserMessage,
     Verdict,
 )
+from ledger_tui.domains import load_domain  # noqa: E402
+from ledger_tui.engine.agents.tasks import load_tasks  # noqa: E402
 from ledger_tui.engine.store.trajectories import TrajectoryWriter  # noqa: E402
+from ledger_tui.eval.recorded import failure_record  # noqa: E402
 from ledger_tui.eval.report import report_command  # noqa: E402
 from ledger_tui.eval.results import TrialResult  # noqa: E402
 from ledger_tui.eval.trial import trajectory_path  # noqa: E402
@@ -75,12 +78,15 @@ def tasks_json() -> list[dict]:
 class Builder:
     def __init__(self, path: Path, t: int, mode: str) -> None:
         self.writer = TrajectoryWriter(path)
+        self.events: list[Event] = []
         self.seq = 0
         self.n = 0
         self.emit(SessionStarted(session_id=f"s{t}", domain="retail", model="bench", mode=mode, policy_digest="p", db_digest="d", clock="2024-05-15", task_id=f"bench_{t}"))
 
     def emit(self, event: Event) -> None:
-        self.writer.write(event.model_copy(update={"seq": self.seq}))
+        event = event.model_copy(update={"seq": self.seq})
+        self.writer.write(event)
+        self.events.append(event)
         self.seq += 1
 
     def turn(self, text: str) -> None:
@@ -110,9 +116,13 @@ class Builder:
         self.writer.close()
 
 
-def build(out: Path) -> None:
+def build(out: Path, record: bool = True) -> None:
+    """The folder; without `record`, its results.jsonl as an older ledger-tui wrote it (no failure
+    classes recorded: report reads every failed run's trajectory)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "tasks.json").write_text(json.dumps(tasks_json()), encoding="utf-8")
+    tasks = load_tasks(out / "tasks.json")
+    retail = load_domain("retail")
     lines = []
     i = 0
     for mode in MODES:
@@ -156,6 +166,8 @@ def build(out: Path) -> None:
                 b.end(reward, termination)
                 result = TrialResult(domain="retail", task_id=f"bench_{t}", trial=trial, mode=mode, agent="bench",
                                      reward=reward, termination=termination, trajectory=str(path))
+                if reward < 1 and record:  # as eval records a failed run's classes (eval/recorded.py)
+                    result.failure = failure_record(b.events, tasks[t], retail, path.read_bytes(), termination, result.grade)
                 lines.append(json.dumps(asdict(result)) + "\n")
     (out / "results.jsonl").write_text("".join(lines), encoding="utf-8")
 

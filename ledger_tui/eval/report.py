@@ -1,5 +1,7 @@
 """`ledger-tui report`: read a folder of runs (an eval output folder with `results.jsonl`, or an
-import-tau2 folder), classify every failed run (`ledger_tui.eval.taxonomy`), compare the modes
+import-tau2 folder), classify every failed run (`ledger_tui.eval.taxonomy`; an eval folder's runs as
+recorded when they were written, `ledger_tui.eval.recorded`, while their trajectories, tasks and
+tools are what they were then), compare the modes
 (`ledger_tui.eval.comparison`), print the tables (`ledger_tui.eval.report_tables`) and write
 `report.json`.
 
@@ -18,10 +20,12 @@ from typing import Any, Callable
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event, GateDecided, SessionEnded
+from ledger_tui.engine.store.reading import read_bytes
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.engine.agents.tasks import Task, by_name, load_tasks
 from ledger_tui.eval.ordering import natural_key
 from ledger_tui.eval.results import RESULTS, trajectory_files
+from ledger_tui.eval.recorded import Recorded
 from ledger_tui.eval.comparison import ModeCounts, RunReport, TaskComparison, compare_modes, count_classes
 from ledger_tui.eval.report_tables import report_lines
 from ledger_tui.eval.taxonomy import (
@@ -119,6 +123,14 @@ def _read_events(path: Path, warnings: list[str]) -> list[Event] | None:
     return loaded.events
 
 
+def _bytes(path: Path) -> bytes | None:
+    """A trajectory's bytes, None if they cannot be read (reading it then says why, in one sentence)."""
+    try:
+        return read_bytes(path, LedgerTuiError, "")
+    except LedgerTuiError:
+        return None
+
+
 class TrajectoryFinder:
     """The trajectories a folder's `results.jsonl` names, looked up inside the folder only: the
     recorded path read from the folder (`runs/eval/trajectories/…` recorded, `COPY/trajectories/…`
@@ -179,6 +191,7 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[R
     results, damaged = read_results_file(folder)
     warnings.extend(damaged)
     finder = TrajectoryFinder(folder)
+    recorded = Recorded()
     for result in results:
         path, exists = finder.find(str(result.trajectory), result.domain, result.mode, result.task_id, result.trial)
         run = RunReport(result.domain, result.task_id, result.trial, result.mode, result.reward, result.termination, str(path))
@@ -188,6 +201,11 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[R
             continue
         domain = _domain(result.domain, domains, warnings)
         task = tasks.get(result.domain, domain, result.task_id, own_tasks=True)
+        if exists and result.failure is not None:  # classified when it was written: kept if nothing changed since
+            data = _bytes(path)
+            run.classification = recorded.classification(result.failure, data, task, domain) if data is not None else None
+            if run.classification is not None:
+                continue
         events = _read_events(path, warnings) if exists else None
         if not exists:
             warnings.append(

@@ -62,6 +62,9 @@ class TrialResult:
     # reads whose result the read gate withheld from the model (another customer's record, or a
     # customer's before anyone was identified; disclosure.py)
     withheld: int = 0
+    # a failed run's failure classes, found when it was written, with the digests of what they were
+    # found against (eval/recorded.py); None for a passed run, and absent in results written before
+    failure: dict[str, Any] | None = None
 
     @property
     def infrastructure_error(self) -> bool:

@@ -15,11 +15,13 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import ContextWindowExceededError, ModelError, TransientModelError
 from ledger_tui.engine.events import Event, Notice, Refusal, SessionStarted, ToolResult, agent_text
 from ledger_tui.engine.store.fold import SessionState, fold
+from ledger_tui.engine.store.trajectories import written
 from ledger_tui.engine.agents.gold import fresh_environment, run_gold
 from ledger_tui.engine.model.models import Model
 from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.grade import grade_run
+from ledger_tui.eval.recorded import failure_record
 from ledger_tui.eval.results import CONTEXT_WINDOW_EXCEEDED, TrialResult
 from ledger_tui.eval.usersim import UserSimulator, stop_token
 
@@ -38,6 +40,16 @@ def _stats(result: TrialResult, events: list[Event], state: SessionState | None 
     result.held, result.cards, result.questions, result.withheld = t.held, t.cards, t.questions, t.withheld
     started = (state.started if state is not None else None) or next((e for e in events if isinstance(e, SessionStarted)), None)
     result.consent = started.consent if started is not None else None
+    return result
+
+
+def _classified(result: TrialResult, events: list[Event], task: Task, domain: Domain) -> TrialResult:
+    """A failed run's failure classes, found now from the events at hand and recorded with its result
+    (eval/recorded.py: `report` then need not read its trajectory)."""
+    if not result.passed:
+        data = written(result.trajectory)
+        if data is not None:
+            result.failure = failure_record(events, task, domain, data, result.termination, result.grade)
     return result
 
 
@@ -137,7 +149,7 @@ async def run_llm_trial(
         error=error,
         out_of_scope=out_of_scope,
     )
-    return _stats(result, session.events, session.state)
+    return _classified(_stats(result, session.events, session.state), session.events, task, domain)
 
 
 async def _notice(session: Session, text: str):
@@ -163,7 +175,7 @@ async def run_gold_trial(
         grade=grade.to_json(),
         seconds=round(time.perf_counter() - started, 3),
     )
-    return _stats(result, report.events)
+    return _classified(_stats(result, report.events), report.events, task, domain)
 
 
 @dataclass

@@ -53,6 +53,16 @@ async def test_two_tasks_four_trials_two_modes(toy_domain, tmp_path):
     trajectory = read_trajectory(results[0].trajectory)
     assert trajectory.events[-1].type == "session_ended" and trajectory.events[-1].reward in (0.0, 1.0)
     assert (tmp_path / "results.jsonl").read_text().count("\n") == 16
+    # each failed run's classes are recorded with it, and are what report finds in its trajectory
+    from ledger_tui.eval.report import build_report
+
+    failed = [r for r in results if r.reward < 1]
+    assert failed and all(r.failure and r.failure["findings"] for r in failed)
+    assert all(r.failure is None for r in results if r.reward == 1)
+    recorded = build_report(tmp_path).to_json()
+    lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps({**d, "failure": None}) + "\n" for d in lines))
+    assert build_report(tmp_path).to_json() == recorded
 
 
 async def test_transient_failures_are_retried_and_grades_do_not_change(toy_domain, tmp_path):

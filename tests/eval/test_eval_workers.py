@@ -66,11 +66,14 @@ def workers_alive() -> list[int]:
 
 def without_timing(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
     """results.jsonl (sorted: lines are in the order runs finish) and every trajectory, without
-    what differs between any two evals: seconds, session ids, start times, the folder's name."""
+    what differs between any two evals: seconds, session ids, start times (and so the digest of a
+    failed run's trajectory recorded with its classes), the folder's name."""
     lines = []
     for line in (folder / "results.jsonl").read_text().splitlines():
         row = json.loads(line)
         row.pop("seconds")
+        if row.get("failure"):
+            row["failure"].pop("trajectory")
         row["trajectory"] = str(Path(row["trajectory"]).relative_to(folder))
         lines.append(json.dumps(row))
     trajectories = {}

@@ -357,3 +357,39 @@ def test_cli_report_on_a_folder_without_runs_is_one_sentence(tmp_path):
     out = cli("report", str(tmp_path / "empty"))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().count("\n") == 0 and "import-tau2" in out.stderr
+
+
+def test_report_takes_the_classes_recorded_with_a_run_while_its_trajectory_task_and_tools_are_unchanged(tmp_path, retail):
+    from ledger_tui.engine.agents.tasks import by_name, load_tasks
+    from ledger_tui.engine.store.trajectories import read_trajectory
+    from ledger_tui.eval.recorded import failure_record
+    from ledger_tui.eval.report import build_report
+
+    folder = _eval_folder(tmp_path)
+    tasks = by_name(load_tasks(retail.tasks_path))  # (by their ids and former ids)
+    lines = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    for d in lines:
+        if d["reward"] < 1 and d["task_id"] in tasks:  # as eval records them when each run ends
+            path = folder / d["trajectory"]
+            d["failure"] = failure_record(read_trajectory(path).events, tasks[d["task_id"]], retail, path.read_bytes(), d["termination"], d["grade"])
+    (folder / "results.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    fresh = build_report(folder).to_json()
+    run = next(d for d in lines if d.get("failure") and d["mode"] == "baseline" and d["task_id"] == "refuse_cancel_processed")
+    run["failure"]["findings"][0]["detail"] = "as recorded"  # (told apart from what the trajectory says)
+    (folder / "results.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    details = [f["detail"] for r in build_report(folder).to_json()["failed_runs"] for f in r["findings"]]
+    assert "as recorded" in details and len(details) == len([f for r in fresh["failed_runs"] for f in r["findings"]])
+    # the trajectory edited since (a byte more): read again, and its own classes reported
+    path = folder / run["trajectory"]
+    path.write_bytes(path.read_bytes() + b"\n")
+    assert build_report(folder).to_json() == fresh
+    # another task file (--tasks) with that task changed: the recorded classes are not its
+    path.write_bytes(path.read_bytes()[:-1])
+    changed = [t.model_dump(mode="json", exclude_none=True) for t in load_tasks(retail.tasks_path)]
+    for t in changed:
+        if t["id"] == tasks["refuse_cancel_processed"].id:
+            t["description"] = {"purpose": "changed"}
+    (tmp_path / "changed.json").write_text(json.dumps(changed))
+    again = build_report(folder, tmp_path / "changed.json").to_json()["failed_runs"]
+    assert "as recorded" not in [f["detail"] for r in again for f in r["findings"]]
+    assert [r["primary"] for r in again if r["trajectory"] == str(path)] == [EXTRA_WRITE]  # (the task was found)

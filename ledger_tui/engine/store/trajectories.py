@@ -53,6 +53,18 @@ def taken(path: Path | str) -> bytes | None:
     return None if kept is None else kept.getvalue().encode("utf-8")
 
 
+def written(path: Path | str) -> bytes | None:
+    """The bytes of a closed trajectory as written: kept in memory (which keeps them), else its
+    file's; None if there are none."""
+    kept = _IN_MEMORY.get(str(path)) if _IN_MEMORY is not None else None
+    if kept is not None:
+        return kept.getvalue().encode("utf-8")
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
 # The files whose writing stopped on an OS error in this process (a full disk), by path: a
 # command that carries on (play) still ends with the one sentence and the exit status.
 WRITE_FAILURES: dict[str, OSError] = {}
