@@ -1,4 +1,5 @@
-"""Trajectory files: one event a line, flushed as written; damaged files keep every complete line."""
+"""Trajectory files: one event a line, flushed as written (in an event loop, each step's events when
+the session next waits); damaged files keep every complete line."""
 
 import json
 import subprocess
@@ -100,6 +101,63 @@ os.kill(os.getpid(), signal.SIGKILL)
     subprocess.run([sys.executable, "-c", code], check=False)
     loaded = read_trajectory(path)
     assert [e.text for e in loaded.events] == [f"m{i}" for i in range(5)]
+
+
+def test_in_an_event_loop_a_killed_process_leaves_every_event_of_the_steps_before(tmp_path):
+    """Each step's events reach the file together when the session next waits: a kill loses only
+    the events of the step in progress."""
+    path = tmp_path / "killed.jsonl"
+    code = f"""
+import asyncio, os, signal
+from ledger_tui.engine.store.trajectories import TrajectoryWriter
+from ledger_tui.engine.events import UserMessage
+async def main():
+    w = TrajectoryWriter({str(path)!r})
+    for i in range(6):
+        w.write(UserMessage(seq=i, text="m" + str(i)))
+        if i % 2:
+            await asyncio.sleep(0)  # the session waits (for the model, the customer)
+    w.write(UserMessage(seq=6, text="m6"))
+    os.kill(os.getpid(), signal.SIGKILL)
+asyncio.run(main())
+"""
+    subprocess.run([sys.executable, "-c", code], check=False)
+    assert [e.text for e in read_trajectory(path).events] == [f"m{i}" for i in range(6)]
+
+
+async def test_a_full_disk_met_when_a_step_is_flushed_stops_the_next_write_naming_the_file(tmp_path, monkeypatch):
+    import asyncio
+    import errno
+
+    from ledger_tui.engine.store import trajectories
+
+    class FullDisk:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def write(self, text):
+            return self.inner.write(text)
+
+        def flush(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            self.inner.close()
+
+    monkeypatch.setattr(trajectories, "WRITE_FAILURES", {})
+    path = tmp_path / "full.jsonl"
+    writer = TrajectoryWriter(path)
+    writer.write(started(seq=0))
+    await asyncio.sleep(0)
+    writer._file = FullDisk(writer._file)
+    writer.write(UserMessage(seq=1, text="met the full disk"))
+    await asyncio.sleep(0)
+    with pytest.raises(OSError) as stopped:
+        writer.write(UserMessage(seq=2, text="not written"))
+    assert stopped.value.errno == errno.ENOSPC and stopped.value.filename == str(path)
+    assert trajectories.WRITE_FAILURES[str(path)].errno == errno.ENOSPC
+    writer.close()  # (already stopped: nothing more to say)
+    assert read_trajectory(path).events[0].type == "session_started" and "not written" not in path.read_text()
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,17 @@
-"""Trajectories as JSON Lines: one event per line, flushed as written.
+"""Trajectories as JSON Lines: one event per line, flushed at the end of each step of the loop.
 
-A crash loses at most the line being written. Reading is forgiving in the one way that matters:
+A session emits its events in bursts (a model turn, the gate's decisions, the calls and their
+results) between waits for the model, the customer or the operator; each burst goes to the file in
+one write when the session next waits (or at once, outside an event loop), not one write an
+event. A crash loses at most the events of the step in progress; a session that ended has every
+event in its file. Reading is forgiving in the one way that matters:
 a truncated or corrupt *last* line is reported and skipped, every complete line before it is kept.
 A bad line in the middle is an error that names the line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import io
 import json
@@ -56,6 +61,8 @@ class TrajectoryWriter:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._file: IO[str] | None
+        self._flush: asyncio.Handle | None = None  # the flush at the end of this step of the loop
+        self._failed: OSError | None = None  # what that flush met (a full disk), said by the next write
         if _IN_MEMORY is not None:
             self._file = _IN_MEMORY[str(self.path)] = io.StringIO()
             return
@@ -73,11 +80,25 @@ class TrajectoryWriter:
                 f"Event {event.seq} ({event.type}) was not written to {self.path}: {problem}, which no reader of "
                 f"trajectories takes; the events before it are kept there, and nothing after it is recorded."
             )
+        if self._failed is not None:
+            self.broken(self._failed)
         try:
             self._file.write(line + "\n")
-            self._file.flush()
+            if self._flush is None:
+                try:
+                    self._flush = asyncio.get_running_loop().call_soon(self._flushed)
+                except RuntimeError:  # no event loop: nothing waits, so it goes now
+                    self._file.flush()
         except OSError as exc:  # a full disk: what was written stays, up to its last whole line
             self.broken(exc)
+
+    def _flushed(self) -> None:
+        self._flush = None
+        try:
+            if self._file is not None:
+                self._file.flush()
+        except OSError as exc:
+            self._failed = exc
 
     def broken(self, exc: OSError) -> None:
         """Stop writing (the events after this one are not recorded, and a session's end does not
@@ -92,9 +113,18 @@ class TrajectoryWriter:
         raise failed from None
 
     def close(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         if self._file is not None:
+            if self._failed is not None:
+                self.broken(self._failed)
             if _IN_MEMORY is None:  # (a text kept in memory stays readable until taken)
-                self._file.close()
+                try:
+                    self._file.close()  # (its last step's events are flushed first)
+                except OSError as exc:
+                    self._file = None
+                    self.broken(exc)
             self._file = None
 
 
