@@ -58,7 +58,7 @@ class Endpoint:
 
             if not proxied(base_url or "https://api.openai.com/v1"):
                 # one pool of idle connections, taken and given back in O(1): one client serves all
-                self.transport = FastTransport(_tls_context())
+                self.transport = FastTransport(tls_context())
                 self.per_client = 1 << 30
 
     def lease(self) -> list[Any]:
@@ -77,7 +77,7 @@ class Endpoint:
 
                 http = LeanClient(self.transport, timeout=openai.DEFAULT_TIMEOUT, follow_redirects=True)
             else:
-                http = openai.DefaultAsyncHttpxClient(verify=_tls_context())
+                http = openai.DefaultAsyncHttpxClient(verify=tls_context())
             entry = [_openai_class()(**self._options, http_client=http), 0, 0]
             self.clients.append(entry)
         entry[2] += 1
@@ -147,7 +147,7 @@ _ENDPOINTS: dict[tuple[Any, ...], Endpoint] = {}
 _TLS: list[Any] = []
 
 
-def _tls_context() -> Any:
+def tls_context() -> Any:
     """One TLS context for every client, made as the SDK's HTTP library makes its default one
     (`httpx2` for openai 3, `httpx` before); True, each client making its own, if it cannot say."""
     if not _TLS:

@@ -114,11 +114,34 @@ class Tau2DomainSource:
 # ---------------------------------------------------------------------------------------- worker
 
 
+# What every shard of an LLM eval loads before its first run, heaviest last (the model client:
+# `openai` alone takes a worker 0.3-1 s to import): loaded while the worker waits for its recipe
+# (the parent is still preparing the eval), so that time overlaps the parent's instead of following it.
+PRELOAD = ("ledger_tui.eval.trial", "ledger_tui.engine.agents.gold", "ledger_tui.engine.model.transport")
+
+
+def _preload(conn: Any) -> None:
+    """Load PRELOAD, one module at a time, until the recipe is there (then it is built at once,
+    and what was not loaded loads as it is needed); then the model clients' TLS context."""
+    import importlib
+
+    with contextlib.suppress(Exception):  # an import that fails here fails again where it is reported
+        for name in PRELOAD:
+            if conn.poll():
+                return
+            importlib.import_module(name)
+        if not conn.poll():
+            from ledger_tui.engine.model.endpoint import tls_context
+
+            tls_context()
+
+
 def worker_main(conn: Any) -> None:
     """A worker process: build the config the parent sends first, then run what it sends until
     told to stop."""
     # Ctrl-C goes to every process of the terminal's group: the parent decides what stops
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _preload(conn)
     try:
         shard = Shard.from_recipe(conn.recv_bytes())
     except BaseException as exc:  # noqa: BLE001 - said to the parent in one sentence
