@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import compileall
 import os
 import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -50,7 +52,22 @@ LONGEST_FIRST = (
 )
 
 
+# The project's bytecode, compiled once before the tests start. With PYTHONDONTWRITEBYTECODE set (as
+# on this project's machines and CI) Python never writes it, so every command a test starts (some
+# hundreds: `ledger-tui …`, workers, faults) compiled the whole CLI from source again, about a third
+# of a second each; an installed ledger-tui has its bytecode from pip. Compiling writes only
+# __pycache__ folders (ignored by git) and skips what is up to date.
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _compile_the_project() -> None:
+    for folder in ("ledger_tui", "domains", "tests"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+
+
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        _compile_the_project()
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist is installed (tests/smoke runs without it)
         config.option.loadscopereorder = False  # the order below, not the number of tests a file has
 
