@@ -8,8 +8,8 @@
   last step, `step N-1/N-1`. The process is then stopped; its peak resident memory is what the
   kernel reports for it (`ru_maxrss`; see `write_looped` for why the file is written by a child).
 - `ledger-tui why` on the same file: wall time to exit (target ≤ 0.5 s) and peak memory.
-- what a typed fast path could save on reading (`--only reader`, in process): each line validated
-  into its event (`validate_json`, what the reader does) against each line only parsed as JSON
+- what a typed fast path could save on reading (`--only reader`, in process): each line's bytes
+  validated into its event (`validate_json`, what the reader does) against each line only parsed as JSON
   (pydantic-core's own parser, `from_json`, no model and no check): the floor of any fast path
   that parses the line and builds the event in Python (`model_construct` or the like).
 - `ledger-tui report` on 1,000 trajectories (the folder `benchmarks/report.py` builds): wall time
@@ -160,7 +160,7 @@ def reader_floor(path: Path, rounds: int) -> None:
 
     from ledger_tui.engine.events import EVENT_ADAPTER
 
-    lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]  # the reader validates bytes
     for name, step in (("validate each line (the reader)", EVENT_ADAPTER.validate_json), ("parse each line only (a fast path's floor)", from_json)):
         times = []
         for _ in range(rounds):

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import compileall
 import os
 import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -22,3 +24,55 @@ RUN_MARK = f"LEDGER_TUI_TEST_RUN={os.environ['LEDGER_TUI_TEST_RUN']}"
 @pytest.fixture(scope="session")
 def toy_domain():
     return build_toy()
+
+
+# The longest files first. With the README's command (pytest-xdist, `--dist loadfile`) a worker takes
+# the next file when it is done with one, so a long file taken last keeps one worker busy while the
+# other has nothing left; xdist's own order (the files with most tests first) put the longest
+# single-test files last (the conformance slices, the gate log's stepping). Longest first, as
+# measured with that command (the per-file sums of `--durations=0`); every other file follows in
+# collection order. A name no longer here only leaves its file in that order.
+LONGEST_FIRST = (
+    "tests/eval/test_eval_ray.py",
+    "tests/cli/test_cli.py",
+    "tests/engine/test_fuzz_readers.py",
+    "tests/cli/test_eval_workers_cli.py",
+    "tests/conformance/test_tau2_conformance.py",
+    "tests/smoke/test_installed.py",
+    "tests/eval/test_eval_workers.py",
+    "tests/cli/test_outputs.py",
+    "tests/ui/test_long_replay.py",
+    "tests/ui/test_conversation_follows.py",
+    "tests/conformance/test_tau2_conformance_retail.py",
+    "tests/ui/test_play.py",
+    "tests/eval/test_regrade.py",
+    "tests/engine/test_keyed_collections.py",
+    "tests/ui/test_gate_log_rows.py",
+    "tests/conformance/test_tau2_conformance_telecom.py",
+)
+
+
+# The project's bytecode, compiled once before the tests start. With PYTHONDONTWRITEBYTECODE set (as
+# on this project's machines and CI) Python never writes it, so every command a test starts (some
+# hundreds: `ledger-tui …`, workers, faults) compiled the whole CLI from source again, about a third
+# of a second each; an installed ledger-tui has its bytecode from pip. Compiling writes only
+# __pycache__ folders (ignored by git) and skips what is up to date.
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _compile_the_project() -> None:
+    for folder in ("ledger_tui", "domains", "tests"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        _compile_the_project()
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist is installed (tests/smoke runs without it)
+        config.option.loadscopereorder = False  # the order below, not the number of tests a file has
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):  # an xdist worker: the order it collects is the order files are handed out
+        rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # (stable: a file's tests keep their order)

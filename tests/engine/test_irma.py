@@ -66,6 +66,7 @@ async def test_helpers_rewrite_what_the_agent_reads_and_everything_is_recorded(t
     assert inputs[-1].text == rewritten and session.events[inputs[-1].user_seq].text == "Yes, please."
 
     # the helpers' tokens are counted apart from the agent's, and survive the file
+    session.close()
     totals = fold(read_trajectory(tmp_path / "t.jsonl").events).totals
     assert totals.helper_calls == 4
     assert totals.helper_prompt_tokens == sum(c.prompt_tokens for c in calls)

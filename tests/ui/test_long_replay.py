@@ -60,20 +60,27 @@ class Window:
         self.seqs, self.earlier = log, len(earlier)
 
 
-def expected_widgets(events: list[Event], seqs: list[int], cursor: int) -> list[tuple[str, str]]:
+def expected_widgets(
+    events: list[Event], seqs: list[int], cursor: int, headings: dict[tuple[int, int, int], str] | None = None
+) -> list[tuple[str, str]]:
     """What the pane shows for the entries `seqs` as of step `cursor`: each line's text, and each
-    call's title with the verdict and outcome recorded for it by then."""
+    call's title with the verdict and outcome recorded for it by then (`headings`: the titles already
+    worked out, by call, decision and result; a walk of hundreds of steps builds each item once)."""
     by_seq = {e.seq: e for e in events}
+    headings = {} if headings is None else headings
     shown: list[tuple[str, str]] = []
     for seq in seqs:
         event = by_seq[seq]
         if isinstance(event, ToolCallProposed):
-            item = ToolCallItem(event)
             later = [e for e in events[event.seq + 1 : cursor + 1]]
-            decision = next((e.decision for e in later if isinstance(e, GateDecided) and e.decision.call.id == event.call.id), None)
+            decided = next((e for e in later if isinstance(e, GateDecided) and e.decision.call.id == event.call.id), None)
             result = next((e for e in later if isinstance(e, ToolResult) and e.call_id == event.call.id), None)
-            item.decision, item.result = decision, result
-            shown.append(("call", item._heading().plain))
+            key = (event.seq, decided.seq if decided else -1, result.seq if result else -1)
+            if key not in headings:
+                item = ToolCallItem(event)
+                item.decision, item.result = (decided.decision if decided else None), result
+                headings[key] = item._heading().plain
+            shown.append(("call", headings[key]))
         elif isinstance(event, UserMessage):
             shown.append(("line", f"customer  {event.text}"))
         elif isinstance(event, AssistantMessage) and event.text.strip():
@@ -111,15 +118,18 @@ async def test_the_conversation_window_is_the_same_whichever_way_the_cursor_came
         moves = [last, 0, last, last // 2] + [rng.choice([1, -1, 2, -3, 45, -45, 130, -130]) for _ in range(40)]
         moves += [rng.randrange(len(events)) for _ in range(8)] + [*range(1, 120)] + [-1] * 130
         cursor = -1
+        headings: dict[tuple[int, int, int], str] = {}
         for move in moves:
             target = move if abs(move) > 200 or move in (0, last, last // 2) else cursor + move
             target = max(0, min(last, target))
+            if target == cursor:  # (a move past either end: the pane was checked there already)
+                continue
             screen.cursor = target
             await pilot.pause()
             cursor = target
             window.move([s for s in visible if s <= cursor])
             shown, earlier = pane(screen.conversation)
-            assert shown == expected_widgets(events, window.seqs, cursor), cursor
+            assert shown == expected_widgets(events, window.seqs, cursor, headings), cursor
             assert earlier == (f"… {window.earlier} earlier events (step back to see them)" if window.earlier else ""), cursor
             assert len(screen.conversation.children) <= HIGH + 1
 
