@@ -86,6 +86,15 @@ def load_domain(name: str) -> Domain:
     return domain
 
 
+def policy_text(name: str) -> str:
+    """A domain's policy text. A shipped domain's is its folder's policy.md, read without building
+    the domain: `why` quotes the policy and needs nothing else of it, and building telecom's imports
+    its tools, predicates and schema (a fifth of `why`'s start-up). A plugin's is its Domain's."""
+    if name in shipped():
+        return (HERE / name / "policy.md").read_text(encoding="utf-8")
+    return load_domain(name).policy
+
+
 def domain_for(name: str | None) -> tuple[Domain | None, str]:
     """The domain a trajectory names, or None and one sentence saying why it is unavailable (the
     replay and the diff screens show a run whatever its domain's state)."""

@@ -71,9 +71,9 @@ def _policy_for(domain: str | None) -> str | None:
     if not domain:
         return None
     try:
-        from ledger_tui.domains import load_domain
+        from ledger_tui.domains import policy_text
 
-        return load_domain(domain).policy
+        return policy_text(domain)
     except LedgerTuiError:
         return None
 

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, get_args
+from typing import TYPE_CHECKING, Iterable, get_args
 
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Category, GateDecided
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.ordering import mode_key, natural_key
-from ledger_tui.eval.report import build_report
-from ledger_tui.eval.taxonomy import PRECEDENCE, Finding
+
+if TYPE_CHECKING:  # (the report and the taxonomy load with a folder: `replay` opens without them)
+    from ledger_tui.eval.taxonomy import Finding
 
 SHORT_CLASS = {
     "missed required write": "missed write",
@@ -100,6 +101,8 @@ class RunIndex:
 
     @property
     def classes(self) -> list[str]:
+        from ledger_tui.eval.taxonomy import PRECEDENCE
+
         present = {r.primary for r in self.rows if r.primary}
         return [c for c in PRECEDENCE if c in present]
 
@@ -146,6 +149,8 @@ def load_runs(folder: Path | str) -> RunIndex:
     folder = Path(folder)
     if not folder.exists():
         raise BrowseError(f"{folder} does not exist; pass the --out folder of `ledger-tui eval` or `ledger-tui import-tau2`.")
+    from ledger_tui.eval.report import build_report
+
     report = build_report(folder)
     counts = _counts_from_results(folder) if report.source == "eval" else {}
     rows = []
@@ -211,6 +216,8 @@ class RunFilter:
         if self.sort == "reward":
             return (r.reward, *by_task)
         if self.sort == "class":
+            from ledger_tui.eval.taxonomy import PRECEDENCE
+
             rank = PRECEDENCE.index(r.primary) if r.primary in PRECEDENCE else len(PRECEDENCE)
             return (rank, *by_task)
         if self.sort == "gate":
