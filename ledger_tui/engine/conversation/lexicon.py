@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ledger_tui.engine.conversation.text import tokens
+from ledger_tui.engine.conversation.text import plain_words, tokens
 
 Phrase = tuple[str, ...]
 
@@ -25,7 +25,8 @@ def phrases(*groups: str) -> tuple[Phrase, ...]:
             phrase = phrase.strip()
             if phrase:
                 star = phrase.endswith("*")
-                toks = tokens(phrase.rstrip("*"))
+                bare = phrase.rstrip("*")
+                toks = plain_words(bare) or tokens(bare)
                 if toks:
                     out.add(toks[:-1] + (toks[-1] + "*",) if star else toks)
     return tuple(sorted(out, key=lambda p: (-len(p), p)))

@@ -190,6 +190,25 @@ def _tokens(text: str, year: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+# Text of lower-case ASCII words and single spaces that no rule of `_tokens` rewrites: every rule
+# but two needs a digit, an apostrophe or an `@`; the two others are the contractions written
+# without an apostrophe and the number words before a noun of quantity.
+_PLAIN = re.compile(r"[a-z]+(?: [a-z]+)*")
+_REWRITTEN = frozenset(
+    "dont doesnt didnt isnt wasnt arent werent havent hasnt shouldnt wouldnt couldnt".split()
+) | frozenset(_NUMBER_WORDS)
+
+
+def plain_words(text: str) -> tuple[str, ...] | None:
+    """The tokens of `text` without running the rules, when it is plain words they leave alone
+    (the lexicon's thousands of phrases, tokenized at import); None when `tokens` must read it.
+    `tests/engine/test_text.py` checks that both agree on every phrase of the lexicon."""
+    if not _PLAIN.fullmatch(text):
+        return None
+    words = tuple(text.split(" "))
+    return None if _REWRITTEN.intersection(words) else words
+
+
 def tokens(text: str, year: int = 2024) -> tuple[str, ...]:
     """The normalized tokens of `text` (dates without a year take `year`)."""
     return _tokens(text or "", year)
