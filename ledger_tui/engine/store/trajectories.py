@@ -49,18 +49,25 @@ def keep_in_memory() -> None:
         _IN_MEMORY = {}
 
 
+def _kept(path: Path | str, forget: bool) -> bytes | None:
+    """The bytes of a trajectory kept in memory (forgotten, `forget`); None if there are none."""
+    if _IN_MEMORY is None:
+        return None
+    kept = _IN_MEMORY.pop(str(path), None) if forget else _IN_MEMORY.get(str(path))
+    return None if kept is None else kept.getvalue().encode("utf-8")
+
+
 def taken(path: Path | str) -> bytes | None:
     """The text of a trajectory kept in memory, which is forgotten; None if there is none."""
-    kept = _IN_MEMORY.pop(str(path), None) if _IN_MEMORY is not None else None
-    return None if kept is None else kept.getvalue().encode("utf-8")
+    return _kept(path, forget=True)
 
 
 def written(path: Path | str) -> bytes | None:
     """The bytes of a closed trajectory as written: kept in memory (which keeps them), else its
     file's; None if there are none."""
-    kept = _IN_MEMORY.get(str(path)) if _IN_MEMORY is not None else None
+    kept = _kept(path, forget=False)
     if kept is not None:
-        return kept.getvalue().encode("utf-8")
+        return kept
     try:
         return Path(path).read_bytes()
     except OSError:
