@@ -87,7 +87,7 @@ def replay(
     from ledger_tui.ui.launch import replay as launch_replay
 
     trajectory = resolve_session(trajectory)
-    loaded = read_trajectory(trajectory)  # fail here, in one sentence, if the file is unusable
+    loaded = read_trajectory(trajectory, lazy=True)  # fail here, in one sentence, if the file is unusable
     tui_status(launch_replay(trajectory, step, loaded))
 
 

@@ -118,7 +118,7 @@ class LedgerWorkbench(App[None]):
     def open_replay(self, path: Path) -> ReplayScreen | None:
         """Open a saved trajectory on top of the current screen (Escape returns)."""
         try:
-            loaded = read_trajectory(path)
+            loaded = read_trajectory(path, lazy=True)
         except LedgerTuiError as exc:
             self.notify(shown(exc, markup=True), severity="error", timeout=10)
             return None
@@ -173,7 +173,7 @@ def make_app(
         warnings: list[str] = []
         if events is None:
             if loaded is None:  # (the CLI passes the file it has read to check it: read once)
-                loaded = read_trajectory(trajectory)  # type: ignore[arg-type]
+                loaded = read_trajectory(trajectory, lazy=True)  # type: ignore[arg-type]
             events, warnings = loaded.events, loaded.warnings
         problem = ""
         if domain is None:

@@ -462,10 +462,27 @@ class Timeline:
     state, so they cost little memory."""
 
     def __init__(self, events: Sequence[Event], every: int = 64) -> None:
-        self.events = list(events)
+        self.events: Sequence[Event] = list(events)
         self.every = every
         self._checkpoints: list[SessionState] = [SessionState()]  # state before event k * every
         self._final: SessionState | None = None
+
+    @classmethod
+    def growing(cls, events: Sequence[Event], first: SessionState, every: int = 64) -> Timeline:
+        """A timeline of `events` (kept as given, not copied) that a reader fills as it reads:
+        each event it appends there it passes to `absorb`, in order; states start from `first`."""
+        timeline = cls((), every)
+        timeline.events = events
+        timeline._checkpoints = [first]
+        timeline._final = first
+        return timeline
+
+    def absorb(self, event: Event) -> None:
+        """Fold the event just appended to `events` (a `growing` timeline), keeping a checkpoint
+        every `every` events: the fold runs as the file is read, once."""
+        state = self._final = advance(self._final, event)  # type: ignore[arg-type]
+        if len(self.events) % self.every == 0:
+            self._checkpoints.append(state)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -489,8 +506,8 @@ class Timeline:
         gc.disable()
         try:
             while k < base:
-                for event in events[k * every : (k + 1) * every]:
-                    state = advance(state, event)
+                for i in range(k * every, (k + 1) * every):
+                    state = advance(state, events[i])
                 k += 1
                 checkpoints.append(state)
         finally:
@@ -502,12 +519,13 @@ class Timeline:
     def at(self, index: int) -> SessionState:
         """State after event `index` (-1: before any event)."""
         if index < 0 or not self.events:
-            return SessionState()
+            return self._checkpoints[0]
         index = min(index, len(self.events) - 1)
         base = index // self.every
         if base >= len(self._checkpoints):
             self._fold_to(base)
         state = self._checkpoints[base]
-        for event in self.events[base * self.every : index + 1]:
-            state = advance(state, event)
+        events = self.events
+        for i in range(base * self.every, index + 1):
+            state = advance(state, events[i])
         return state

@@ -21,7 +21,7 @@ import typing
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,6 +29,9 @@ from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import EVENT_ADAPTER, SCHEMA_VERSION, Event, GateDecided, SessionStarted, ToolCallProposed, dump_event, parse_event
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.store.reading import EVENT_DEPTH, MAX_LINE_BYTES, decoded, json_lines, line_problem, read_bytes, words
+
+if TYPE_CHECKING:
+    from ledger_tui.engine.store.lazy import LazyEvents
 
 # The oldest schema read. Older versions read as they are: version 2 only added event kinds
 # (events.py), so every version-1 line is a version-2 event.
@@ -153,7 +156,7 @@ class TrajectoryWriter:
 @dataclass
 class LoadedTrajectory:
     path: Path
-    events: list[Event]
+    events: list[Event] | LazyEvents
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -162,19 +165,23 @@ class LoadedTrajectory:
         return first if isinstance(first, SessionStarted) else None
 
 
-def read_trajectory(path: Path | str, keep: tuple[type[Event], ...] | None = None) -> LoadedTrajectory:
+def read_trajectory(path: Path | str, keep: tuple[type[Event], ...] | None = None, *, lazy: bool = False) -> LoadedTrajectory:
     """Every event of a trajectory file; one sentence (TrajectoryError) if the file is unusable or
     a line before the last is damaged. The limits are `engine.reading`'s: 1 GB a file (a 100k-event
     session is about 60 MB), 16 MB a line (the longest are a few KB), 120 levels of nesting.
 
     `keep`: the kinds of event a reader needs (`why`: the decisions, cards and questions); only
     those and the first event are returned, each other event dropped once validated, so a long
-    file is never held whole. Every line is checked as without it."""
+    file is never held whole. Every line is checked as without it.
+
+    `lazy` (replay): the events are a `LazyEvents` that keeps the file's bytes and validates an
+    event again when it is asked for, already folded into its `timeline`; every line is checked,
+    and refused in the same words, as without it."""
     path = Path(path)
     if path.is_dir():
         raise TrajectoryError(f"{path} is a folder; pass one .jsonl trajectory file in it (or use `ledger-tui browse {path}`).")
     missing = f"Trajectory file {path} does not exist; check the path, or name a shipped session (`ledger-tui examples` lists them)."
-    read, warnings = _events(path, [read_bytes(path, TrajectoryError, FIX, missing=missing)], _Read(keep))
+    read, warnings = _events(path, [read_bytes(path, TrajectoryError, FIX, missing=missing)], _Read(keep, lazy))
     events = read.events
     if not events:
         raise TrajectoryError(f"{path} holds no events; pass a .jsonl trajectory written by ledger-tui.")
@@ -202,9 +209,10 @@ class _Read:
     """The events read so far: those kept (the first, then those of the kinds `keep` names, or
     all), and of every event its line number and what `_in_order` checks of it."""
 
-    def __init__(self, keep: tuple[type[Event], ...] | None) -> None:
+    def __init__(self, keep: tuple[type[Event], ...] | None, lazy: bool = False) -> None:
         self.keep = keep
-        self.events: list[Event] = []
+        self.lazy = lazy
+        self.events: list[Event] | LazyEvents = []  # (a `LazyEvents` of the file's bytes once read, when `lazy`)
         self.line_numbers: list[int] = []
         # (seq, the call it proposes, the call it decides)
         self.marks: list[tuple[int, str | None, str | None]] = []
@@ -212,7 +220,8 @@ class _Read:
     def __len__(self) -> int:
         return len(self.marks)
 
-    def add(self, event: Event, line_number: int) -> None:
+    def add(self, event: Event, line_number: int, span: tuple[int, int] | None = None) -> None:
+        """Record the next event; `span`: where its line is in the file's bytes (the fast path)."""
         if isinstance(event, ToolCallProposed):
             self.marks.append((event.seq, event.call.id, None))
         elif isinstance(event, GateDecided):
@@ -220,7 +229,9 @@ class _Read:
         else:
             self.marks.append((event.seq, None, None))
         self.line_numbers.append(line_number)
-        if self.keep is None or not self.events or isinstance(event, self.keep):
+        if self.lazy:
+            self.events.add(event, span)  # type: ignore[union-attr]
+        elif self.keep is None or not self.events or isinstance(event, self.keep):
             _share_fields_sets(event)
             self.events.append(event)
 
@@ -275,6 +286,8 @@ def _events(path: Path, held: list[bytes], read: _Read) -> tuple[_Read, list[str
     a blank line that only Unicode calls blank), the rest of the file is read as text, line by
     line, as every file was before (`_line_by_line`), which says what is wrong in its words."""
     data = held.pop()
+    if read.lazy:
+        return _lazy_events(path, data, read)
     lines = _lines_to_parse(data)
     if lines is None:
         return _line_by_line(path, data, read)
@@ -288,17 +301,60 @@ def _events(path: Path, held: list[bytes], read: _Read) -> tuple[_Read, list[str
     return _line_by_line(path, rest, read, first_line=taken + 1, first_byte=offset)
 
 
-def _lines_to_parse(data: bytes) -> list[bytes] | None:
-    """The lines of a file (split at newlines only), or None if one of them is longer than
-    `MAX_LINE_BYTES` or may be nested deeper than `EVENT_DEPTH` (it has more opening brackets):
-    what `_line_by_line` checks each line for before it is parsed, checked on the whole file at
-    once for `_valid_lines`."""
+def _lazy_events(path: Path, data: bytes, read: _Read) -> tuple[_Read, list[str]]:
+    """`_events` for a lazy read: the lines are validated from `data`, which `read.events` keeps
+    (a `LazyEvents`), as `_valid_lines` does; from the first line not taken that way, the rest is
+    read as text (`_line_by_line`), its events held."""
+    from ledger_tui.engine.store.lazy import LazyEvents  # (the fold: only a replay reads lazily)
+
+    read.events = LazyEvents(data)
+    if not _parsable(data):
+        return _line_by_line(path, data, read)
+    with _collector_paused():
+        taken, offset = _valid_spans(data, read)
+    if offset > len(data):
+        return read, []
+    return _line_by_line(path, data[offset:], read, first_line=taken + 1, first_byte=offset)
+
+
+def _parsable(data: bytes) -> bool:
+    """Whether no line of a file is longer than `MAX_LINE_BYTES` or may be nested deeper than
+    `EVENT_DEPTH` (it has more opening brackets): what `_line_by_line` checks each line for before
+    it is parsed, checked on the whole file at once for the fast path."""
     if _has_line_longer(data, MAX_LINE_BYTES):
-        return None
+        return False
     openers = data.translate(None, _NOT_OPENING)
-    if len(openers) - openers.count(b"\n") > EVENT_DEPTH and max(map(len, openers.split(b"\n"))) > EVENT_DEPTH:
-        return None
-    return data.split(b"\n")
+    return not (len(openers) - openers.count(b"\n") > EVENT_DEPTH and max(map(len, openers.split(b"\n"))) > EVENT_DEPTH)
+
+
+def _lines_to_parse(data: bytes) -> list[bytes] | None:
+    """The lines of a file (split at newlines only), or None if it is not `_parsable`."""
+    return data.split(b"\n") if _parsable(data) else None
+
+
+def _valid_spans(data: bytes, read: _Read) -> tuple[int, int]:
+    """`_valid_lines` over a file's bytes kept whole: each line is validated from a copy of its
+    bytes, and `read` records where it is. Returns how many lines were taken and how many bytes
+    they held with their line breaks (more than `data` when every line was)."""
+    validate = EVENT_ADAPTER.validate_json
+    find, end_of_file = data.find, len(data)
+    start = offset = 0
+    index = 0
+    while offset <= end_of_file:
+        end = find(b"\n", offset)
+        if end < 0:
+            end = end_of_file
+        start = len(BOM) if index == 0 and data.startswith(BOM) else offset
+        line = data[start:end]
+        if line.strip():
+            try:
+                event = validate(line)
+            except ValueError:  # (a ValidationError is one)
+                return index, offset
+            read.add(event, index + 1, (start, end))
+        offset = end + 1
+        index += 1
+    return index, offset
 
 
 def _valid_lines(lines: list[bytes], read: _Read) -> tuple[int, int]:

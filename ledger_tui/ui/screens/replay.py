@@ -21,8 +21,9 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolCallProposed, ToolResult, UserMessage
+from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolResult, UserMessage
 from ledger_tui.engine.store.fold import SessionState, Timeline
+from ledger_tui.engine.store.lazy import LazyEvents, kinds, proposers, step_of, verdicts
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.session import ungated
 from ledger_tui.ui.messages import StepChosen
@@ -85,8 +86,10 @@ class ReplayScreen(WorkbenchScreen):
         warnings: Sequence[str] = (),
     ) -> None:
         super().__init__()
-        self.timeline = Timeline(events)
+        # a file read lazily comes folded already (read_trajectory(lazy=True))
+        self.timeline = events.timeline if isinstance(events, LazyEvents) else Timeline(events)
         self.events = self.timeline.events
+        self._kinds = kinds(self.events)
         self.source_path = path
         self.domain = domain
         self.domain_problem = domain_problem
@@ -97,14 +100,9 @@ class ReplayScreen(WorkbenchScreen):
         self._timer: Timer | None = None
         self._thresholds = gc.get_threshold()
         self._speed_index = SPEEDS.index(4.0)
-        # one look at every event (100,000 in a long file) for what the panes need of all of them
-        self.decision_steps: list[int] = []
-        self._requestors: dict[str, str] = {}  # the calls proposed, and who proposed each
-        for i, e in enumerate(self.events):
-            if isinstance(e, GateDecided):
-                self.decision_steps.append(i)
-            elif isinstance(e, ToolCallProposed):
-                self._requestors[e.call.id] = e.call.requestor
+        # what the panes need of every event (100,000 in a long file), kept by a lazy read
+        self.decision_steps = [i for i, kind in enumerate(self._kinds) if kind is GateDecided]
+        self._requestors = proposers(self.events)  # the calls proposed, and who proposed each
         self.run_row: RunRow | None = None  # the run list's row, when opened from it
 
     def compose_bottom(self) -> ComposeResult:
@@ -139,8 +137,7 @@ class ReplayScreen(WorkbenchScreen):
         bar = self.query_one(ReplayBar)
         bar.total = len(self.timeline)
         bar.speed = SPEEDS[self._speed_index]
-        events = self.events
-        bar.marks = {i: events[i].decision.verdict.value for i in self.decision_steps}  # type: ignore[union-attr]
+        bar.marks = {i: verdict.value for i, (verdict, _) in verdicts(self.events, self.decision_steps).items()}
         for warning in self.warnings:
             self.notify(shown(warning, markup=True), title="Trajectory damaged", severity="warning", timeout=10)
         if self._past_end:
@@ -150,7 +147,7 @@ class ReplayScreen(WorkbenchScreen):
         if started is not None and ungated(started.mode):
             self.gate_log.without_gate(started.mode)
         if started is not None and started.forked_from is not None:
-            bar.branch = next((i for i, e in enumerate(self.timeline.events) if e.seq >= started.forked_from.step), None)
+            bar.branch = step_of(self.events, started.forked_from.step, at_least=True)
             if self.run_row is None:
                 self._show_fork(started.forked_from.file, started.forked_from.step)
         self.cursor = self._start
@@ -200,9 +197,9 @@ class ReplayScreen(WorkbenchScreen):
     def _marks(self, state: SessionState, index: int) -> tuple[dict[str, str], set[str]]:
         """Ledger changes since the customer last spoke (as of the cursor), to highlight, and the
         paths the latest tool result changed (the rest are earlier in the turn), as play marks them."""
-        events = self.timeline.events
+        events, kinds = self.timeline.events, self._kinds
         start = index
-        while start >= 0 and not isinstance(events[start], UserMessage):
+        while start >= 0 and not issubclass(kinds[start], UserMessage):
             start -= 1
         marks: dict[str, str] = {}
         current: set[str] = set()
@@ -249,8 +246,7 @@ class ReplayScreen(WorkbenchScreen):
         if wanted is None:
             steps = self.decision_steps
         else:
-            events = self.timeline.events
-            steps = [i for i in self.decision_steps if events[i].decision.verdict == wanted]  # type: ignore[union-attr]
+            steps = [i for i, (verdict, _) in verdicts(self.events, self.decision_steps).items() if verdict == wanted]
         if not steps:
             if not self.decision_steps:
                 self.notify("This trajectory has no gate decision.")

@@ -19,8 +19,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.events import Event, GateDecided, Verdict
+from ledger_tui.engine.events import (
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    Event,
+    GateDecided,
+    QuestionAnswered,
+    QuestionRequested,
+    Verdict,
+)
 from ledger_tui.engine.store.fold import SessionState, fold
+from ledger_tui.engine.store.lazy import of_kinds, step_of
 from ledger_tui.engine.outside import shown
 from ledger_tui.explain import waits_lines
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted, HitChosen, HitsFound, SearchClosed
@@ -206,7 +215,8 @@ class WorkbenchScreen(Screen[None]):
 
     def explain(self, decided: GateDecided) -> WhyScreen:
         """Open the Why screen on `decided`, with the state the gate saw (folded up to the step before)."""
-        index = next((i for i, e in enumerate(self.events) if e.seq == decided.seq), len(self.events))
+        index = step_of(self.events, decided.seq)
+        index = len(self.events) if index is None else index
         before = self.state_at(index - 1)
         policy = None
         if self.domain is not None:
@@ -215,14 +225,15 @@ class WorkbenchScreen(Screen[None]):
             except OSError:
                 policy = None
         jump = self.go_to_step if hasattr(self, "jump_to") else None
-        waits = waits_lines(list(self.events), decided.decision.call.id, indent="")
+        asked = of_kinds(self.events, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered)
+        waits = waits_lines(asked, decided.decision.call.id, indent="")
         screen = WhyScreen(decided, before, self.domain, policy, self.domain_problem, jump=jump, waits=waits)
         self.app.push_screen(screen)
         return screen
 
     def go_to_step(self, seq: int) -> None:
         """Move the replay cursor to the event recorded at `seq` (from the Why screen's evidence)."""
-        index = next((i for i, e in enumerate(self.events) if e.seq == seq), None)
+        index = step_of(self.events, seq)
         if index is None:
             self.notify(f"Step {seq} is not in this trajectory.", severity="warning")
             return

@@ -20,7 +20,7 @@ the log says it whole); maximized, the log wraps each reason onto as many lines 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -33,6 +33,7 @@ from textual.widgets.data_table import Column, ColumnKey
 
 from ledger_tui.engine.events import GateDecided, GateDecision, Verdict
 from ledger_tui.engine.outside import shown
+from ledger_tui.engine.store.lazy import briefs
 from ledger_tui.explain import verdict_tag
 from ledger_tui.ui.messages import DecisionChosen, DecisionHighlighted
 from ledger_tui.ui.search import decision_text
@@ -132,22 +133,22 @@ class GateLog(DataTable[Text]):
         common = min(len(old), len(new))
         while common and old[common - 1].seq != new[common - 1].seq:
             common -= 1
-        gone = [d for d in old[common:] if self._shows(d)] if len(old) > common else []
-        for decided in old[common:]:
-            self._count(decided, -1)
-        added = new[common:]
-        for decided in added:
-            self._count(decided, 1)
+        shows = self._shows_at(old)
+        gone = [i for i in range(common, len(old)) if shows(i)]
+        self._count_from(old, common, -1)
+        added = len(new) - common
+        self._count_from(new, common, 1)
         self._decisions = new
         if len(gone) > REBUILD:
             self._relist()
         else:
-            for decided in reversed(gone):
+            for decided in map(old.__getitem__, reversed(gone)):
                 if self._listed and self._listed[-1].seq == decided.seq:
                     self._listed.pop()
                     self._by_key.pop(str(decided.seq), None)
                     self.remove_row(str(decided.seq))
-            shown = [d for d in added if self._shows(d)] if len(added) <= LIST_MAX else None
+            shows = self._shows_at(new)
+            shown = [new[i] for i in range(common, len(new)) if shows(i)] if added <= LIST_MAX else None
             if shown is None or len(self._listed) + len(shown) > LIST_MAX:
                 self._relist()
             else:
@@ -210,7 +211,30 @@ class GateLog(DataTable[Text]):
     # ------------------------------------------------------------------ internals
     def _shows(self, decided: GateDecided) -> bool:
         d = decided.decision
-        return self._verdict_filter is None or (d.verdict == self._verdict_filter and d.shown_verdict() != "WITHHELD")
+        return self._passes(d.verdict, d.category)
+
+    def _passes(self, verdict: Verdict, category: Callable[[], str]) -> bool:
+        wanted = self._verdict_filter
+        return wanted is None or (verdict == wanted and not (verdict == Verdict.REVISE and category() == "disclosure"))
+
+    def _shows_at(self, decisions: Sequence[GateDecided]) -> Callable[[int], bool]:
+        """Whether the filter shows the decision at each position of `decisions`: from what a lazy
+        read kept of each (`briefs`), without reading the decision, when it can."""
+        brief = briefs(decisions)
+        if brief is None:
+            return lambda i: self._shows(decisions[i])
+        return lambda i: self._passes(brief(i)[0], lambda: brief(i)[1])
+
+    def _count_from(self, decisions: Sequence[GateDecided], start: int, step: int) -> None:
+        """`_count` every decision from position `start` on."""
+        brief = briefs(decisions)
+        if brief is None:
+            for i in range(start, len(decisions)):
+                self._count(decisions[i], step)
+            return
+        for i in range(start, len(decisions)):
+            verdict, category = brief(i)
+            self._tally("withheld" if category == "disclosure" else verdict.value, category == "needs_read", step)
 
     def _passing(self) -> int:
         if self._verdict_filter is None:
@@ -225,9 +249,12 @@ class GateLog(DataTable[Text]):
             # a read the read gate withheld is counted apart from the writes' verdicts
             verdict = "withheld" if category == "disclosure" else d.verdict.value
             known = self._kinds[id(decided)] = (decided, verdict, category == "needs_read")
+        self._tally(known[1], known[2], step)
+
+    def _tally(self, verdict: str, needs_read: bool, step: int) -> None:
         counts = self._counts
-        counts[known[1]] = counts.get(known[1], 0) + step
-        if known[2]:
+        counts[verdict] = counts.get(verdict, 0) + step
+        if needs_read:
             counts["read"] = counts.get("read", 0) + step
 
     def _list(self, decided: GateDecided) -> None:
@@ -257,12 +284,12 @@ class GateLog(DataTable[Text]):
         self._listed = []
         self._by_key = {}
         rows: list[GateDecided] = []
+        shows = self._shows_at(self._decisions)
         for i in range(len(self._decisions) - 1, -1, -1):
             if len(rows) >= LIST_FILL:
                 break
-            decided = self._decisions[i]
-            if self._shows(decided):
-                rows.append(decided)
+            if shows(i):
+                rows.append(self._decisions[i])
         for decided in reversed(rows):
             self._list(decided)
 
