@@ -24,7 +24,7 @@ import datetime as _dt
 import hashlib
 import uuid
 from pathlib import Path
-from typing import Any, AsyncIterable, AsyncIterator, Literal
+from typing import Any, AsyncIterable, AsyncIterator
 
 from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.environment import Environment
@@ -52,21 +52,13 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.store.fold import SessionState, advance
 from ledger_tui.engine.model.models import Model, ModelTurn
+from ledger_tui.engine.modes import CONSENT_MODES, GATED_MODES, MODES, Mode, ungated  # noqa: F401  (their names here too)
 from ledger_tui.engine.observe import observe_statements
 from ledger_tui.engine.model.prompt import LEDGER_AT, assistant_message, system_prompt, token_split
 from ledger_tui.engine.session_calls import NOT_RUN, CallHandling
 from ledger_tui.engine.session_prompt import PromptFitting
 from ledger_tui.engine.store.trajectories import TrajectoryWriter
 
-Mode = Literal["baseline", "ledger", "gate", "full", "irma"]
-MODES: tuple[str, ...] = ("baseline", "ledger", "gate", "full", "irma")
-GATED_MODES: tuple[str, ...] = ("gate", "full")  # the others run every write unchecked
-CONSENT_MODES: tuple[str, ...] = ("card", "text")
-
-
-def ungated(mode: str) -> bool:
-    """A mode of this project's whose writes no gate judges (a recording may name others, e.g. imported)."""
-    return mode in MODES and mode not in GATED_MODES
 
 
 class Session(CallHandling, PromptFitting):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import rich
 from textual import events, on
@@ -24,13 +24,12 @@ from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
 from ledger_tui.engine.model.models import Model, NoModel
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.session import Session, drain
 from ledger_tui.engine.store.trajectories import LoadedTrajectory, read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
-from ledger_tui.ui.run_index import load_runs
-from ledger_tui.ui.screens.browse import BrowseScreen
-from ledger_tui.ui.screens.play import PlayScreen
 from ledger_tui.ui.screens.replay import ReplayScreen
+
+if TYPE_CHECKING:  # (imported where used: a replay opens without the live session's modules)
+    from ledger_tui.engine.session import Session
 
 
 SCREENSHOTS_ENV = "LEDGER_TUI_SCREENSHOTS"
@@ -130,6 +129,9 @@ class LedgerWorkbench(App[None]):
     async def action_quit(self) -> None:
         """Record the end of every live session before leaving (the first screen's, and forks
         opened from a replay); nothing recorded is lost either way."""
+        from ledger_tui.engine.session import drain
+        from ledger_tui.ui.screens.play import PlayScreen
+
         for screen in dict.fromkeys([self._first, *self.screen_stack]):
             if not isinstance(screen, PlayScreen):
                 continue
@@ -168,6 +170,9 @@ def make_app(
     the trajectory's domain by name unless `domain` is passed (tests pass the toy domain).
     """
     if folder is not None:
+        from ledger_tui.ui.run_index import load_runs
+        from ledger_tui.ui.screens.browse import BrowseScreen
+
         return LedgerWorkbench(BrowseScreen(load_runs(folder)), keymap)
     if trajectory is not None or events is not None:
         warnings: list[str] = []
@@ -183,6 +188,9 @@ def make_app(
             events, path=trajectory, step=step, domain=domain, domain_problem=problem, warnings=warnings
         )
         return LedgerWorkbench(screen, keymap)
+    from ledger_tui.engine.session import Session
+    from ledger_tui.ui.screens.play import PlayScreen
+
     if session is None:
         if domain is None:
             raise LedgerTuiError("Play needs a domain; pass --domain (see `ledger-tui domains`).")

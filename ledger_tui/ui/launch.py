@@ -12,9 +12,9 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.model.models import Model
 
 if TYPE_CHECKING:
+    from ledger_tui.engine.session import Session
     from ledger_tui.engine.store.trajectories import LoadedTrajectory
     from ledger_tui.eval.diff import RunDiff
-from ledger_tui.engine.session import Session
 
 
 def _run(app) -> int:

@@ -343,24 +343,20 @@ def advance(state: SessionState, event: Event) -> SessionState:
     """Apply one event. Pure: returns a new state (the states before it are unchanged)."""
     s = state
     c: dict[str, Any] = {"seq": event.seq if event.seq >= 0 else s.seq + 1}
-    if isinstance(event, SessionStarted):
-        c["started"] = event
-    elif isinstance(event, SessionEnded):
-        c["ended"] = event
+    # (the kinds most frequent in a long session first: one isinstance test for most events)
+    if isinstance(event, TokenUsage):
+        t = s.totals
+        c["totals"] = _bumped(
+            t,
+            prompt_tokens=t.prompt_tokens + event.prompt_tokens,
+            completion_tokens=t.completion_tokens + event.completion_tokens,
+            ledger_tokens=t.ledger_tokens + event.ledger_tokens,
+            policy_tokens=t.policy_tokens + event.policy_tokens,
+            transcript_tokens=t.transcript_tokens + event.transcript_tokens,
+            model_calls=t.model_calls + 1,
+        )
     elif isinstance(event, LedgerUpdated):
         c["ledger"] = apply_update(s.ledger, event)
-    elif isinstance(event, UserMessage):
-        c["conversation"] = s.conversation.appended(event)
-        c["user_messages"] = s.user_messages.appended(event.text)
-        c["last_assistant_before_user"] = s.assistant_texts[-1] if s.assistant_texts else ""
-        c["recent_writes"] = EMPTY
-    elif isinstance(event, AssistantMessage):
-        c["conversation"] = s.conversation.appended(event)
-        if event.text.strip():
-            c["assistant_texts"] = s.assistant_texts.appended(event.text)
-    elif isinstance(event, Refusal):
-        c["conversation"] = s.conversation.appended(event)
-        c["assistant_texts"] = s.assistant_texts.appended(event.text)
     elif isinstance(event, ToolCallProposed):
         c["conversation"] = s.conversation.appended(event)
         t = s.totals
@@ -388,6 +384,25 @@ def advance(state: SessionState, event: Event) -> SessionState:
                 if event.executed and not event.error:
                     c["recent_writes"] = s.recent_writes.appended(call)
                     c["writes_done"] = s.writes_done.appended(call)
+    elif isinstance(event, AssistantMessage):
+        c["conversation"] = s.conversation.appended(event)
+        if event.text.strip():
+            c["assistant_texts"] = s.assistant_texts.appended(event.text)
+    elif isinstance(event, GateDecided):
+        c["gate_log"] = s.gate_log.appended(event)
+        c["totals"] = _count(s.totals, event.decision)
+    elif isinstance(event, UserMessage):
+        c["conversation"] = s.conversation.appended(event)
+        c["user_messages"] = s.user_messages.appended(event.text)
+        c["last_assistant_before_user"] = s.assistant_texts[-1] if s.assistant_texts else ""
+        c["recent_writes"] = EMPTY
+    elif isinstance(event, SessionStarted):
+        c["started"] = event
+    elif isinstance(event, SessionEnded):
+        c["ended"] = event
+    elif isinstance(event, Refusal):
+        c["conversation"] = s.conversation.appended(event)
+        c["assistant_texts"] = s.assistant_texts.appended(event.text)
     elif isinstance(event, (Notice, ReformulatedInput)):
         c["conversation"] = s.conversation.appended(event)
     elif isinstance(event, ConfirmationRequested):
@@ -422,20 +437,6 @@ def advance(state: SessionState, event: Event) -> SessionState:
             helper_calls=t.helper_calls + 1,
             helper_prompt_tokens=t.helper_prompt_tokens + event.prompt_tokens,
             helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
-        )
-    elif isinstance(event, GateDecided):
-        c["gate_log"] = s.gate_log.appended(event)
-        c["totals"] = _count(s.totals, event.decision)
-    elif isinstance(event, TokenUsage):
-        t = s.totals
-        c["totals"] = _bumped(
-            t,
-            prompt_tokens=t.prompt_tokens + event.prompt_tokens,
-            completion_tokens=t.completion_tokens + event.completion_tokens,
-            ledger_tokens=t.ledger_tokens + event.ledger_tokens,
-            policy_tokens=t.policy_tokens + event.policy_tokens,
-            transcript_tokens=t.transcript_tokens + event.transcript_tokens,
-            model_calls=t.model_calls + 1,
         )
     return _with(s, c)
 

@@ -25,7 +25,7 @@ from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolResu
 from ledger_tui.engine.store.fold import SessionState, Timeline
 from ledger_tui.engine.store.lazy import LazyEvents, kinds, proposers, step_of, verdicts
 from ledger_tui.engine.outside import shown
-from ledger_tui.engine.session import ungated
+from ledger_tui.engine.modes import ungated
 from ledger_tui.ui.messages import StepChosen
 from ledger_tui.ui.run_index import SHORT_CLASS, RunRow
 from ledger_tui.ui.search import Hit
