@@ -341,7 +341,11 @@ def _count(totals: Totals, decision: Any) -> Totals:
 
 def advance(state: SessionState, event: Event) -> SessionState:
     """Apply one event. Pure: returns a new state (the states before it are unchanged)."""
-    s = state
+    return _with(state, _changes(state, event))
+
+
+def _changes(s: SessionState, event: Event) -> dict[str, Any]:
+    """The fields one event changes, and their new values (the state is only read)."""
     c: dict[str, Any] = {"seq": event.seq if event.seq >= 0 else s.seq + 1}
     # (the kinds most frequent in a long session first: one isinstance test for most events)
     if isinstance(event, TokenUsage):
@@ -438,7 +442,7 @@ def advance(state: SessionState, event: Event) -> SessionState:
             helper_prompt_tokens=t.helper_prompt_tokens + event.prompt_tokens,
             helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
         )
-    return _with(s, c)
+    return c
 
 
 def fold(events: Iterable[Event], upto: int | None = None) -> SessionState:
@@ -475,15 +479,16 @@ class Timeline:
         timeline = cls((), every)
         timeline.events = events
         timeline._checkpoints = [first]
-        timeline._final = first
+        timeline._final = _with(first, {})
         return timeline
 
     def absorb(self, event: Event) -> None:
         """Fold the event just appended to `events` (a `growing` timeline), keeping a checkpoint
         every `every` events: the fold runs as the file is read, once."""
-        state = self._final = advance(self._final, event)  # type: ignore[arg-type]
+        draft = self._final  # (the one state not yet shared: changed in place, copied at each checkpoint)
+        draft.__dict__.update(_changes(draft, event))  # type: ignore[union-attr]
         if len(self.events) % self.every == 0:
-            self._checkpoints.append(state)
+            self._checkpoints.append(_with(draft, {}))  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return len(self.events)
