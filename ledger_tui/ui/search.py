@@ -15,6 +15,7 @@ import json
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from typing import Literal, Sequence
 
 from ledger_tui.engine.events import (
@@ -140,8 +141,10 @@ class SearchIndex:
         self.catch_up(events)
 
     def catch_up(self, events: Sequence[Event]) -> None:
-        for step in range(self._seen, len(events)):
-            found = entry(step, events[step])
+        if len(events) <= self._seen:
+            return
+        for step, event in enumerate(islice(events, self._seen, None), self._seen):  # (a lazy read's: one scan)
+            found = entry(step, event)
             if found is not None:
                 self._entries.append((found, found.text.lower()))
         self._seen = max(self._seen, len(events))

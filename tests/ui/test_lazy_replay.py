@@ -12,6 +12,7 @@ from ledger_tui.engine.store import lazy
 from ledger_tui.engine.store.lazy import LazyEvents
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.ui.app import make_app
+from ledger_tui.ui.search import SearchIndex
 from ledger_tui.ui.widgets import GateLog, ReplayBar
 from ledger_tui.ui.widgets.conversation import ConversationView
 
@@ -73,3 +74,13 @@ async def test_why_opens_from_a_lazy_replay_on_the_state_the_gate_saw(monkeypatc
             await pilot.pause()
             screens.append((why.before, why.decided, why.waits, why.targets))
     assert screens[0] == screens[1]
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_a_search_over_a_lazy_read_finds_what_it_finds_over_the_events(name, monkeypatch):
+    monkeypatch.setattr(lazy, "CACHED", 8)
+    path = ROOT / "sessions" / f"{name}.jsonl"
+    index, reference = SearchIndex(read_trajectory(path, lazy=True).events), SearchIndex(read_trajectory(path).events)
+    assert index._entries == reference._entries and index._entries
+    for query in ("refund", "allow", "the", "zzz-nothing"):
+        assert index.find(query).steps == reference.find(query).steps

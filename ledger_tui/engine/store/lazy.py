@@ -36,7 +36,6 @@ class LazyEvents(Sequence[Event]):
         self._ends = array("q")
         self._held: list[Event] = []  # the events read as text, after those read from bytes
         self._cache: OrderedDict[int, Event] = OrderedDict()
-        self._index_by_id: dict[int, int] = {}  # id of a cached event -> its position
         self.kinds: list[type[Event]] = []
         self.seqs = array("q")
         # of each gate decision, by position: its verdict and category (what the gate log counts
@@ -99,30 +98,32 @@ class LazyEvents(Sequence[Event]):
         return event
 
     def __iter__(self) -> Iterator[Event]:
-        for i in range(len(self.kinds)):
-            yield self[i]
+        """Every event in order, each validated from its line and not cached (a scan, such as a
+        search's, would only push the events a step reads out of the cache)."""
+        data, starts, ends, cache = self._data, self._starts, self._ends, self._cache
+        validate = EVENT_ADAPTER.validate_json
+        for i in range(len(starts)):
+            cached = cache.get(i)
+            yield cached if cached is not None else validate(data[starts[i] : ends[i]])
+        yield from self._held
 
     def _remember(self, index: int, event: Event) -> None:
-        self._cache[index] = event
-        self._index_by_id[id(event)] = index
+        cache = self._cache
+        cache[index] = event
         self._last = (event, index)
-        if len(self._cache) > CACHED:
-            self._forget()
-
-    def _forget(self) -> None:
-        _, event = self._cache.popitem(last=False)
-        del self._index_by_id[id(event)]
+        if len(cache) > CACHED:
+            cache.popitem(last=False)
 
     def index_of(self, event: Event) -> int:
-        """The position of an event this sequence returned (and still caches): what a `LazyChain`
-        keeps of the event a fold appends."""
+        """The position of an event this sequence returned last, or still caches: what a
+        `LazyChain` keeps of the event a fold appends (the fold asks for each event just before)."""
         last = self._last
         if last[0] is event:
             return last[1]
-        index = self._index_by_id.get(id(event))
-        if index is None or self._cache.get(index) is not event:
-            raise LookupError("an event not read from this trajectory (or no longer cached)")
-        return index
+        for index, cached in self._cache.items():
+            if cached is event:
+                return index
+        raise LookupError("an event not read from this trajectory (or no longer cached)")
 
 
 class LazyChain(Chain[Any]):
