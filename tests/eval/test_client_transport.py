@@ -8,6 +8,9 @@ import asyncio
 import gzip
 import json
 
+import pytest
+
+from ledger_tui.engine.errors import ModelError
 from ledger_tui.engine.model.endpoint import Endpoint
 from ledger_tui.engine.model.models import ClientOptions, OpenAIModel
 from tests.loopback import LoopbackServer, sequence
@@ -128,3 +131,27 @@ async def test_sessions_that_start_together_ask_the_server_its_window_once():
             await m.aclose()
     assert windows == [(4096, "llama.cpp /props")] * 16
     assert server.hits == {"/props": 1}
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 500}, {"status": 429}, {"status": 401}, {"status": 404},
+        {"status": 400, "body": {"error": {"message": "This model's maximum context length is 8192 tokens"}}},
+        {"raw": "<html>busy</html>", "content_type": "text/html"}, {"reset": 10}, {"hang": 2},
+    ],
+)
+async def test_a_failure_after_the_first_call_is_the_one_the_sdk_raises(failure):
+    """From the second call on, requests go without the SDK's request path (transport.DirectPost):
+    each failure is still the sentence the SDK's own error gives."""
+    with LoopbackServer(sequence([failure, failure, {"text": "fine"}])) as server:
+        m = OpenAIModel(model="m", base_url=server.base_url, api_key="k", options=ClientOptions(timeout=0.3))
+        said = []
+        for _ in range(2):
+            with pytest.raises(ModelError) as caught:
+                await ask(m)
+            said.append((type(caught.value), str(caught.value)))
+        assert m._join().posts, "the second call went directly"
+        assert await ask(m) == "fine"
+        await m.aclose()
+    assert said[0] == said[1]

@@ -270,11 +270,15 @@ class OpenAIModel:
         endpoint = self._join()
         lease = endpoint.lease()
         given = endpoint.body(lease[0], request)
+        direct = endpoint.direct(lease[0], given)
         lease[1] += 1
         try:
             # the call's deadline as a timer on this task (wait_for would run the call as a task of its own)
             async with asyncio.timeout(_deadline(self.options.timeout)):
-                raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
+                if direct is not None:  # the bytes the SDK would send, without its request path
+                    raw = await direct(given["content"])
+                else:
+                    raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
         except TimeoutError:  # the whole call's deadline: a reply trickling in slower than --timeout
             raise ModelTimeoutError(where, self.options.timeout, started=True) from None
         except openai.AuthenticationError:
