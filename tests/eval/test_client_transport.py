@@ -29,6 +29,7 @@ class RawServer:
     def __init__(self, replies: list[bytes]) -> None:
         self.replies = list(replies)
         self.paths: list[str] = []
+        self.heads: list[bytes] = []
         self.connections = 0
 
     async def __aenter__(self) -> "RawServer":
@@ -46,6 +47,7 @@ class RawServer:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode().split("\r\n")
                 self.paths.append(lines[0].split(" ")[1])
+                self.heads.append(head)
                 length = next((int(v) for k, _, v in (x.partition(":") for x in lines[1:]) if k.lower() == "content-length"), 0)
                 await reader.readexactly(length)
                 reply = self.replies.pop(0)
@@ -155,3 +157,14 @@ async def test_a_failure_after_the_first_call_is_the_one_the_sdk_raises(failure)
         assert await ask(m) == "fine"
         await m.aclose()
     assert said[0] == said[1]
+
+
+async def test_a_cookie_the_server_sets_is_sent_back_on_the_calls_after_it():
+    ok = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY
+    cookie = b"HTTP/1.1 200 OK\r\nSet-Cookie: route=b2; Path=/\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY
+    async with RawServer([ok, cookie, ok, ok]) as server:
+        m = model(server.base_url)
+        texts = [await ask(m) for _ in range(4)]
+        await m.aclose()
+    assert texts == ["hello there"] * 4
+    assert [b"route=b2" in head for head in server.heads] == [False, False, True, True]

@@ -376,7 +376,7 @@ class LeanClient(http.AsyncClient):
         cookies to add, the client open)."""
         return not (
             self.is_closed or self._auth is not None or self._event_hooks["request"] or self._event_hooks["response"]
-            or self._mounts or self.cookies
+            or self._mounts or _has_cookies(self.cookies)
         )
 
     async def finish(
@@ -406,6 +406,13 @@ class LeanClient(http.AsyncClient):
                 )
             response.next_request = self._build_redirect_request(request, response)
         return response
+
+
+def _has_cookies(cookies: Any) -> bool:
+    """Whether the client holds cookies: an empty jar's table of domains is empty (asking the jar
+    itself walks it, per call)."""
+    table = getattr(getattr(cookies, "jar", None), "_cookies", None)
+    return bool(cookies) if not isinstance(table, dict) else bool(table)
 
 
 # reply headers after which a reply is not its body as sent: decoded, cookies kept (a redirect is 3xx)
