@@ -1,11 +1,14 @@
 """A lean HTTP/1.1 transport under the model clients' `openai.AsyncOpenAI`.
 
-The SDK still builds every request, reads every reply and raises its own errors; only the layer
-below the HTTP client changes. The default one (the HTTP library's connection pool, its HTTP/1.1
-state machine and its async-library adapter) cost about half of the CPU of a model call with many
-sessions in flight, all of it on the one core that also runs the sessions. This one keeps one list
-of idle keep-alive connections per server and speaks HTTP/1.1 over asyncio streams: a request is
-one write, a reply one read of its head and one of its body when they have arrived.
+The HTTP library's own transport (its connection pool, its HTTP/1.1 state machine and its
+async-library adapter) cost about half of the CPU of a model call with many sessions in flight, all
+of it on the one core that also runs the sessions. This one keeps one list of idle keep-alive
+connections per server and speaks HTTP/1.1 over asyncio streams: a request is one write, a reply one
+read of its head and one of its body when they have arrived.
+
+Above it, the SDK builds a client's first chat request, and every request it must build itself
+(auth hooks, cookies); the later ones go out as `DirectPost`s: the bytes the SDK sent for that
+first one with another body, their replies read and their errors raised as the SDK does.
 
 It behaves as the default transport does where the model client can tell: each step (connect,
 write, every read) has its own timeout from the request (`ConnectTimeout`, `WriteTimeout`,
