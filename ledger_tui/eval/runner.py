@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable, Iterator
 
@@ -20,7 +19,7 @@ from typing import Awaitable, Callable, Iterable, Iterator
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.results import RESULTS, canonical_ids, load_results
 from ledger_tui.eval.results import TrialResult
-from ledger_tui.eval.trial import EvalConfig
+from ledger_tui.eval.trial import EvalConfig, result_row
 from ledger_tui.eval.backends.local import run_local
 from ledger_tui.eval.grade import tau2_gold_digests
 
@@ -114,7 +113,7 @@ async def _run_eval(
             results.append(result)
             path = config.out / RESULTS
             with _named(path), path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(asdict(result)) + "\n")
+                fh.write(json.dumps(result_row(result)) + "\n")
             if on_result is not None:
                 maybe = on_result(result)
                 if asyncio.iscoroutine(maybe):
@@ -148,7 +147,7 @@ def _prepare(config: EvalConfig, todo: list[tuple[Task, int, str]], kept: list[T
     # rewrite the file without the infrastructure errors that will be retried
     path = config.out / RESULTS
     with _named(path):
-        path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in kept), encoding="utf-8")
+        path.write_text("".join(json.dumps(result_row(r)) + "\n" for r in kept), encoding="utf-8")
 
 
 @contextmanager

@@ -6,7 +6,7 @@ it imports none of them.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -204,6 +204,37 @@ class EvalConfig:
     # a local Ray instance started for the eval)
     backend: str = "local"
     ray_address: str | None = None
+
+
+def result_row(result: TrialResult) -> dict[str, Any]:
+    """`asdict(result)`, the row results.jsonl holds and a worker sends back, without copying its
+    records: `asdict` deep-copies the grade's and the failure's every value, 0.6 ms a run in the one
+    writer (py-spy, 256 sessions on 2 workers). Where a field holds anything but plain JSON values
+    (a dataclass, an enum, a tuple), `asdict` as before. The row shares the result's dicts: send it
+    or encode it, do not change it."""
+    row = {f.name: getattr(result, f.name) for f in fields(result)}
+    return row if all(_plain(value) for value in row.values()) else asdict(result)
+
+
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` is made of dicts with text keys, lists and JSON's scalars only (exactly those
+    types: asdict copies them to themselves)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            if not all(type(key) is str for key in node):
+                return False
+            stack.extend(node.values())
+        elif kind is list:
+            stack.extend(node)
+        elif kind not in _LEAVES:
+            return False
+    return True
 
 
 def trajectory_path(out: Path, domain: str, mode: str, task_id: str, trial: int) -> Path:

@@ -30,16 +30,18 @@ TRANSCRIPTS = [
 
 
 async def _sent(monkeypatch, as_dicts: bool, calls) -> list[tuple[list, bytes]]:
-    """The headers (but the server's port) and body of every request the transport wrote, for
-    `calls(model)`."""
+    """The request line and headers (but the server's port) and the body of every request the
+    transport wrote on the wire, for `calls(model)` (sent by the SDK, or as it would send it by
+    `transport.DirectPost`)."""
     sent: list[tuple[list, bytes]] = []
-    send = FastTransport.handle_async_request
+    exchange = FastTransport.exchange
 
-    async def recording(self, request):
-        sent.append(([h for h in request.headers.raw if h[0].lower() != b"host"], await request.aread()))
-        return await send(self, request)
+    async def recording(self, key, payload, method, timeouts):
+        head, _, body = payload.partition(b"\r\n\r\n")
+        sent.append(([line for line in head.split(b"\r\n") if not line.lower().startswith(b"host:")], body))
+        return await exchange(self, key, payload, method, timeouts)
 
-    monkeypatch.setattr(FastTransport, "handle_async_request", recording)
+    monkeypatch.setattr(FastTransport, "exchange", recording)
     if as_dicts:  # what the SDK sends when given the request itself
         monkeypatch.setattr(endpoint.Endpoint, "body", lambda self, client, request: {"body": request})
     options = ClientOptions(temperature=0.25, extra_body={"top_k": 20, "stop": ["§"], "nested": {"x": [1, 2.5, None]}})
@@ -60,12 +62,14 @@ async def test_the_server_receives_the_bytes_the_sdk_would_send(monkeypatch):
         for transcript in TRANSCRIPTS * 2:  # the second time round, the prefix is the one remembered
             await model.complete([{"role": "system", "content": SYSTEM}, *transcript], TOOLS)
         await model.complete([{"role": "user", "content": "no system prompt, no tools"}], [])
-        checked.append(model._join().raw_bodies)
+        checked.append((model._join().raw_bodies, bool(model._join().posts)))
 
     ours = await _sent(monkeypatch, False, calls)
     theirs = await _sent(monkeypatch, True, calls)
     assert len(ours) == 5 and ours == theirs
-    assert checked == [True, None]  # ours went as bytes (the SDK takes them), theirs as the dicts
+    # ours went as bytes (the SDK takes them), after the first one without the SDK's request path;
+    # theirs as the dicts, each through the SDK
+    assert checked == [(True, True), (None, False)]
     assert "≤ 200 €".encode() in ours[0][1] and b'"tools":[{"type":"function"' in ours[0][1]
 
 

@@ -8,6 +8,9 @@ import asyncio
 import gzip
 import json
 
+import pytest
+
+from ledger_tui.engine.errors import ModelError
 from ledger_tui.engine.model.endpoint import Endpoint
 from ledger_tui.engine.model.models import ClientOptions, OpenAIModel
 from tests.loopback import LoopbackServer, sequence
@@ -26,6 +29,7 @@ class RawServer:
     def __init__(self, replies: list[bytes]) -> None:
         self.replies = list(replies)
         self.paths: list[str] = []
+        self.heads: list[bytes] = []
         self.connections = 0
 
     async def __aenter__(self) -> "RawServer":
@@ -43,6 +47,7 @@ class RawServer:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode().split("\r\n")
                 self.paths.append(lines[0].split(" ")[1])
+                self.heads.append(head)
                 length = next((int(v) for k, _, v in (x.partition(":") for x in lines[1:]) if k.lower() == "content-length"), 0)
                 await reader.readexactly(length)
                 reply = self.replies.pop(0)
@@ -128,3 +133,38 @@ async def test_sessions_that_start_together_ask_the_server_its_window_once():
             await m.aclose()
     assert windows == [(4096, "llama.cpp /props")] * 16
     assert server.hits == {"/props": 1}
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"status": 500}, {"status": 429}, {"status": 401}, {"status": 404},
+        {"status": 400, "body": {"error": {"message": "This model's maximum context length is 8192 tokens"}}},
+        {"raw": "<html>busy</html>", "content_type": "text/html"}, {"reset": 10}, {"hang": 2},
+    ],
+)
+async def test_a_failure_after_the_first_call_is_the_one_the_sdk_raises(failure):
+    """From the second call on, requests go without the SDK's request path (transport.DirectPost):
+    each failure is still the sentence the SDK's own error gives."""
+    with LoopbackServer(sequence([failure, failure, {"text": "fine"}])) as server:
+        m = OpenAIModel(model="m", base_url=server.base_url, api_key="k", options=ClientOptions(timeout=0.3))
+        said = []
+        for _ in range(2):
+            with pytest.raises(ModelError) as caught:
+                await ask(m)
+            said.append((type(caught.value), str(caught.value)))
+        assert m._join().posts, "the second call went directly"
+        assert await ask(m) == "fine"
+        await m.aclose()
+    assert said[0] == said[1]
+
+
+async def test_a_cookie_the_server_sets_is_sent_back_on_the_calls_after_it():
+    ok = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY
+    cookie = b"HTTP/1.1 200 OK\r\nSet-Cookie: route=b2; Path=/\r\nContent-Length: %d\r\n\r\n" % len(BODY) + BODY
+    async with RawServer([ok, cookie, ok, ok]) as server:
+        m = model(server.base_url)
+        texts = [await ask(m) for _ in range(4)]
+        await m.aclose()
+    assert texts == ["hello there"] * 4
+    assert [b"route=b2" in head for head in server.heads] == [False, False, True, True]

@@ -236,3 +236,25 @@ async def test_an_out_folder_that_cannot_be_made_is_one_sentence_before_any_work
     with LoopbackServer(steady) as server, pytest.raises(FolderError, match="check the folder and its permissions"):
         await run_eval(config(server, tmp_path / "a-file" / "out", workers=2))
     assert workers_alive() == []
+
+
+def test_a_results_row_is_what_asdict_makes_of_the_result():
+    """result_row skips asdict's copies where the fields hold plain JSON, and falls back to it
+    where they do not: the row written to results.jsonl and sent back by a worker is the same."""
+    from dataclasses import asdict
+
+    from ledger_tui.engine.events import Verdict
+    from ledger_tui.eval.results import TrialResult
+    from ledger_tui.eval.trial import result_row
+
+    plain = TrialResult(
+        domain="toy", task_id="t", trial=0, mode="full", agent="m", reward=1.0, termination="user_stop", trajectory="x.jsonl",
+        grade={"reward": 1.0, "actions": [{"name": "a", "matched": True, "arguments": {"n": 2.5, "x": None}}]},
+        failure={"classes": ["a"]},
+    )
+    odd = TrialResult(**{**asdict(plain), "grade": {"verdict": Verdict.ALLOW, "pair": (1, 2), "keys": {1: "one"}}})
+    for result in (plain, odd):
+        assert result_row(result) == asdict(result)
+        assert json.dumps(result_row(result)) == json.dumps(asdict(result))
+    assert result_row(plain)["grade"] is plain.grade  # no copy where none is needed
+    assert result_row(odd)["grade"] is not odd.grade

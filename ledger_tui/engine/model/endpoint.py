@@ -53,6 +53,8 @@ class Endpoint:
         # encodes a request to the same bytes (None: not yet checked, on the first request)
         self.raw_bodies: bool | None = None
         self.transport: Any = None
+        # each client's direct chat POSTs (transport.DirectPost), made from the first one the SDK sent
+        self.posts: dict[int, Any] = {}
         if os.environ.get(HTTP_SETTING, "") != "default":
             from ledger_tui.engine.model.transport import FastTransport, proxied
 
@@ -95,6 +97,23 @@ class Endpoint:
         if self.raw_bodies is None:
             self.raw_bodies = _sends_as_encoded(client, request, encoded)
         return {"content": encoded} if self.raw_bodies else {"body": request}
+
+    def direct(self, client: Any, given: dict[str, Any]) -> Any:
+        """The `transport.DirectPost` that sends `given` (a body in bytes) to the chat path as
+        `client.post` would, once the SDK has sent one request there over the lean transport; None
+        until then, and for anything the SDK must build itself (a body as a dict, cookies or
+        hooks on the client, LEDGER_TUI_HTTP=default)."""
+        if self.transport is None or "content" not in given:
+            return None
+        post = self.posts.get(id(client))
+        if post is None:
+            from ledger_tui.engine.model.transport import DirectPost
+
+            post = DirectPost.of(client, "/chat/completions")
+            if post is None:
+                return None
+            self.posts[id(client)] = post
+        return post if post.lean.plain() else None
 
     async def leave(self) -> None:
         """One model leaves; the last one closes the connections."""

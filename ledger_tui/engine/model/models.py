@@ -13,6 +13,7 @@ the endpoint are `endpoint.py`'s, the bytes on the wire `transport.py`'s.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 from collections import deque
@@ -270,11 +271,15 @@ class OpenAIModel:
         endpoint = self._join()
         lease = endpoint.lease()
         given = endpoint.body(lease[0], request)
+        direct = endpoint.direct(lease[0], given)
         lease[1] += 1
         try:
             # the call's deadline as a timer on this task (wait_for would run the call as a task of its own)
             async with asyncio.timeout(_deadline(self.options.timeout)):
-                raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
+                if direct is not None:  # the bytes the SDK would send, without its request path
+                    raw = await direct(given["content"])
+                else:
+                    raw = await lease[0].post("/chat/completions", **given, cast_to=bytes)
         except TimeoutError:  # the whole call's deadline: a reply trickling in slower than --timeout
             raise ModelTimeoutError(where, self.options.timeout, started=True) from None
         except openai.AuthenticationError:
@@ -436,6 +441,7 @@ def _deadline(timeout: float) -> float:
     return timeout + min(1.0, max(0.25, timeout / 10))
 
 
+@functools.lru_cache(maxsize=64)  # asked on every call: parsing the URL each time was 1.5 % of a call's CPU
 def cap_field(base_url: str | None) -> str:
     """OpenAI's API takes the completion cap as `max_completion_tokens` (its reasoning models refuse
     `max_tokens`); llama.cpp, vLLM and Ollama read `max_tokens`."""

@@ -1,11 +1,14 @@
 """A lean HTTP/1.1 transport under the model clients' `openai.AsyncOpenAI`.
 
-The SDK still builds every request, reads every reply and raises its own errors; only the layer
-below the HTTP client changes. The default one (the HTTP library's connection pool, its HTTP/1.1
-state machine and its async-library adapter) cost about half of the CPU of a model call with many
-sessions in flight, all of it on the one core that also runs the sessions. This one keeps one list
-of idle keep-alive connections per server and speaks HTTP/1.1 over asyncio streams: a request is
-one write, a reply one read of its head and one of its body when they have arrived.
+The HTTP library's own transport (its connection pool, its HTTP/1.1 state machine and its
+async-library adapter) cost about half of the CPU of a model call with many sessions in flight, all
+of it on the one core that also runs the sessions. This one keeps one list of idle keep-alive
+connections per server and speaks HTTP/1.1 over asyncio streams: a request is one write, a reply one
+read of its head and one of its body when they have arrived.
+
+Above it, the SDK builds a client's first chat request, and every request it must build itself
+(auth hooks, cookies); the later ones go out as `DirectPost`s: the bytes the SDK sent for that
+first one with another body, their replies read and their errors raised as the SDK does.
 
 It behaves as the default transport does where the model client can tell: each step (connect,
 write, every read) has its own timeout from the request (`ConnectTimeout`, `WriteTimeout`,
@@ -145,10 +148,6 @@ class FastTransport(http.AsyncBaseTransport):
         scheme = url.scheme
         if scheme not in ("http", "https"):
             raise http.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme}://'.")
-        host = url.host
-        port = url.port or (443 if scheme == "https" else 80)
-        key = (scheme, host, port)
-        connect_t, read_t, write_t = _timeouts(request)
         body = await request.aread()
         head = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
         chunked = False
@@ -159,10 +158,24 @@ class FastTransport(http.AsyncBaseTransport):
         head.append(b"\r\n")
         if chunked:
             body = (b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)) if body else b"0\r\n\r\n"
-        payload = b"".join(head) + body
+        status, reason, version, headers, content = await self.exchange(
+            (scheme, url.host, url.port or (443 if scheme == "https" else 80)), b"".join(head) + body, request.method, _timeouts(request)
+        )
+        return http.Response(
+            status,
+            headers=headers,
+            stream=http.ByteStream(content),
+            extensions={"http_version": version, "reason_phrase": reason},
+        )
 
+    async def exchange(
+        self, key: tuple[str, str, int], payload: bytes, method: str, timeouts: tuple[float | None, float | None, float | None]
+    ) -> tuple[int, bytes, bytes, list[tuple[bytes, bytes]], bytes]:
+        """Send one request's bytes to the server `key` (scheme, host, port) on an idle connection or
+        a new one, and read the reply: (status, reason, version, headers, body as sent)."""
+        connect_t, read_t, write_t = timeouts
         loop = asyncio.get_running_loop()
-        conn = self._lease(key, loop.time()) or await self._connect(scheme, host, port, connect_t)
+        conn = self._lease(key, loop.time()) or await self._connect(*key, connect_t)
         reusable = False
         try:
             try:
@@ -175,19 +188,14 @@ class FastTransport(http.AsyncBaseTransport):
             except OSError as exc:
                 raise http.WriteError(str(exc) or type(exc).__name__) from exc
             status, reason, version, headers, close = await self._read_head(conn.reader, read_t)
-            content, reusable = await self._read_body(conn.reader, request.method, status, headers, read_t)
+            content, reusable = await self._read_body(conn.reader, method, status, headers, read_t)
             reusable = reusable and not close
         finally:
             if reusable:
                 self._release(key, conn)
             else:
                 conn.close()
-        return http.Response(
-            status,
-            headers=headers,
-            stream=http.ByteStream(content),
-            extensions={"http_version": version, "reason_phrase": reason},
-        )
+        return status, reason, version, headers, content
 
     # ------------------------------------------------------------------ reading
     @staticmethod
@@ -303,6 +311,8 @@ class LeanClient(http.AsyncClient):
         super().__init__(transport=transport, **kwargs)
         self._fast = transport
         self._urls: dict[str, http.URL] = {}
+        # the last request the SDK sent through here, by method and URL: what a `DirectPost` copies
+        self.sent: dict[tuple[str, str], http.Request] = {}
 
     def build_request(  # type: ignore[override]
         self,
@@ -355,12 +365,32 @@ class LeanClient(http.AsyncClient):
             or self._event_hooks["request"] or self._event_hooks["response"] or self._mounts
         ):
             return await super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
-        import datetime
         import time
 
         started = time.perf_counter()
         self._set_timeout(request)
+        if len(self.sent) < 256 or (request.method, str(request.url)) in self.sent:
+            self.sent[(request.method, str(request.url))] = request
         response = await self._fast.handle_async_request(request)
+        return await self.finish(request, response, started, stream=stream, auth=auth, follow_redirects=follow_redirects)
+
+    def plain(self) -> bool:
+        """Whether a request goes from `send` straight to the transport (no auth, hooks, mounts or
+        cookies to add, the client open)."""
+        return not (
+            self.is_closed or self._auth is not None or self._event_hooks["request"] or self._event_hooks["response"]
+            or self._mounts or _has_cookies(self.cookies)
+        )
+
+    async def finish(
+        self, request: http.Request, response: http.Response, started: float, *, stream: bool = False, auth: Any = http.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = http.USE_CLIENT_DEFAULT,
+    ) -> http.Response:
+        """What the library does with a reply the transport read: its body decoded, its cookies
+        kept, its redirect followed."""
+        import datetime
+        import time
+
         response.request = request
         response.default_encoding = self._default_encoding
         try:
@@ -379,3 +409,96 @@ class LeanClient(http.AsyncClient):
                 )
             response.next_request = self._build_redirect_request(request, response)
         return response
+
+
+def _has_cookies(cookies: Any) -> bool:
+    """Whether the client holds cookies: an empty jar's table of domains is empty (asking the jar
+    itself walks it, per call)."""
+    table = getattr(getattr(cookies, "jar", None), "_cookies", None)
+    return bool(cookies) if not isinstance(table, dict) else bool(table)
+
+
+# reply headers after which a reply is not its body as sent: decoded, cookies kept (a redirect is 3xx)
+_NOT_PLAIN = (b"content-encoding", b"set-cookie")
+
+
+class DirectPost:
+    """POSTs to one URL of an `openai.AsyncOpenAI` client sent as the SDK sent the request it is
+    made from: the same request line and headers (the SDK's own, built for that client: none of
+    them changes from one call to the next but the body's length), another body. The SDK's
+    request path (its options model, header merging, retry loop, auth hooks, response wrapper)
+    was a fifth of the harness's CPU per model call with hundreds of sessions in flight; this
+    sends the bytes the SDK would send and reads the reply as the SDK reads it, raising its own
+    errors (`APITimeoutError`, `APIConnectionError`, its status errors made by the client itself).
+    A reply that is not plain 2xx JSON (encoded, setting cookies, a redirect, an error) is handed
+    to the HTTP client's own handling first, as `LeanClient.send` does."""
+
+    def __init__(self, client: Any, lean: LeanClient, sent: http.Request) -> None:
+        self.client = client
+        self.lean = lean
+        url = sent.url
+        self.url = url
+        self.key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+        self.timeouts = _timeouts(sent)
+        self.extensions = dict(sent.extensions)
+        self.headers = [(name, value) for name, value in sent.headers.raw if name.lower() != b"content-length"]
+        before = [b"POST ", url.raw_path, b" HTTP/1.1\r\n"]
+        after: list[bytes] = []
+        for name, value in sent.headers.raw:
+            if name.lower() == b"content-length":
+                before += (name, b": ")
+                after = [b"\r\n"]
+            else:
+                (after if after else before).extend((name, b": ", value, b"\r\n"))
+        after.append(b"\r\n")
+        self.before, self.after = b"".join(before), b"".join(after)
+
+    @classmethod
+    def of(cls, client: Any, path: str) -> DirectPost | None:
+        """The direct POSTs to `path` of `client`, once the SDK has sent one there through a
+        `LeanClient`; None where the SDK would build each request its own way (auth hooks or
+        providers, an idempotency header, retries, a chunked body) or has not sent one yet."""
+        lean = getattr(client, "_client", None)
+        if not isinstance(lean, LeanClient) or getattr(client, "max_retries", None) != 0:
+            return None
+        if any(getattr(client, name, None) is not None for name in ("custom_auth", "_idempotency_header", "_workload_identity_auth", "_provider_runtime")):
+            return None
+        try:
+            sent = lean.sent.get(("POST", str(client._prepare_url(path))))
+        except Exception:  # noqa: BLE001 - an SDK without it: its own path
+            return None
+        if sent is None or sent.method != "POST":
+            return None
+        names = [name.lower() for name, _ in sent.headers.raw]
+        if names.count(b"content-length") != 1 or b"transfer-encoding" in names:
+            return None
+        return cls(client, lean, sent)
+
+    def _request(self, content: bytes) -> http.Request:
+        return http.Request("POST", self.url, headers=self.headers, content=content, extensions=self.extensions)
+
+    async def __call__(self, content: bytes) -> bytes:
+        """The reply's body to a POST of `content` (bytes as the SDK sends them)."""
+        import time
+
+        import openai
+
+        started = time.perf_counter()
+        try:
+            status, reason, version, headers, body = await self.lean._fast.exchange(
+                self.key, b"%s%d%s%s" % (self.before, len(content), self.after, content), "POST", self.timeouts
+            )
+            if 200 <= status < 300 and not any(name.lower() in _NOT_PLAIN for name, _ in headers):
+                return body
+            request = self._request(content)
+            response = await self.lean.finish(
+                request, http.Response(status, headers=headers, stream=http.ByteStream(body),
+                                       extensions={"http_version": version, "reason_phrase": reason}), started,
+            )
+        except http.TimeoutException as exc:
+            raise openai.APITimeoutError(request=self._request(content)) from exc
+        except (http.RequestError, ssl.SSLError) as exc:
+            raise openai.APIConnectionError(request=self._request(content)) from exc
+        if response.is_error:
+            raise self.client._make_status_error_from_response(response) from None
+        return response.content

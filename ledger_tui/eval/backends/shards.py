@@ -31,7 +31,7 @@ import gc
 import pickle
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger_tui.engine.errors import LedgerTuiError
@@ -154,7 +154,7 @@ class Shard:
 
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
         """One run: `("result", index, data)`, or `("failed", index, words, ours)` if it raised."""
-        from ledger_tui.eval.trial import run_one
+        from ledger_tui.eval.trial import result_row, run_one
 
         try:
             result = await run_one(self.config, self.config.tasks[position], trial, mode)
@@ -162,7 +162,7 @@ class Shard:
             raise
         except Exception as exc:  # noqa: BLE001 - the writer stops the eval with this sentence
             return ("failed", index, describe(exc), ours(exc))
-        return ("result", index, asdict(result))
+        return ("result", index, result_row(result))
 
 
 async def _warm(config: EvalConfig, warm: tuple[int, ...]) -> None:
