@@ -34,21 +34,22 @@ def toy_domain():
 # collection order. A name no longer here only leaves its file in that order.
 LONGEST_FIRST = (
     "tests/eval/test_eval_ray.py",
-    "tests/cli/test_cli.py",
-    "tests/engine/test_fuzz_readers.py",
-    "tests/cli/test_eval_workers_cli.py",
     "tests/conformance/test_tau2_conformance.py",
-    "tests/smoke/test_installed.py",
-    "tests/eval/test_eval_workers.py",
-    "tests/cli/test_outputs.py",
+    "tests/engine/test_fuzz_readers.py",
     "tests/ui/test_long_replay.py",
+    "tests/eval/test_eval_workers.py",
+    "tests/cli/test_eval_workers_cli.py",
     "tests/ui/test_conversation_follows.py",
-    "tests/conformance/test_tau2_conformance_retail.py",
+    "tests/smoke/test_installed.py",
     "tests/ui/test_play.py",
+    "tests/conformance/test_tau2_conformance_retail.py",
+    "tests/engine/test_pristine.py",
+    "tests/engine/test_gate_property.py",
+    "tests/engine/test_cow.py",
     "tests/eval/test_regrade.py",
-    "tests/engine/test_keyed_collections.py",
+    "tests/engine/test_bounded_work.py",
     "tests/ui/test_gate_log_rows.py",
-    "tests/conformance/test_tau2_conformance_telecom.py",
+    "tests/engine/test_keyed_collections.py",
 )
 
 

@@ -1,4 +1,6 @@
-"""The headless CLI as a user meets it: real subprocesses, real domains, bad input."""
+"""The headless CLI as a user meets it: real domains, bad input. The commands run in this process
+(tests/in_process.py), answering as a subprocess would; `python -m ledger_tui` itself runs in a real
+process here once (and the installed command in tests/smoke)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.in_process import ledger_tui
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(ROOT.glob("domains/*/scripts/*.json"))
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
-    )
+    return ledger_tui(*args, cwd=cwd or ROOT)
+
+
+def process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m ledger_tui ARGS` in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def one_sentence_error(out: subprocess.CompletedProcess[str]) -> str:
@@ -56,7 +63,7 @@ def test_every_domain_ships_a_session_and_the_required_examples_exist():
 
 
 def test_run_prints_a_summary_and_dumps_the_db(tmp_path: Path):
-    out = cli(
+    out = process(
         "run", "--script", "domains/airline/scripts/cancel_blocked.json", "--out", str(tmp_path / "t.jsonl"),
         "--dump-db", str(tmp_path / "db.json"),
     )
@@ -220,10 +227,7 @@ def test_missing_api_key_for_eval_names_the_fix(tmp_path: Path):
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    out = subprocess.run(
-        [sys.executable, "-m", "ledger_tui", "eval", "--domain", "airline", "--tasks", "airline_01_cancel_recent_booking", "--out", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
-    )
+    out = ledger_tui("eval", "--domain", "airline", "--tasks", "airline_01_cancel_recent_booking", "--out", str(tmp_path), cwd=ROOT, env=env)
     assert "OPENAI_API_KEY" in one_sentence_error(out)
 
 

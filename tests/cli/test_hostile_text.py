@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ from tests.hostile import (
     write_hostile_tau2_data,
     write_hostile_trajectory,
 )
+from tests.in_process import ledger_tui
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> Path:
@@ -43,7 +42,7 @@ def run(cwd: Path, *args: str, ok: tuple[int, ...] = (0,), writes: tuple[str, ..
     """Run one command in `cwd`: checks its exit status, that its output is harmless, and that
     every file it created lies under `writes` (paths relative to `cwd`); returns stdout + stderr."""
     before = files_under(cwd)
-    out = subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    out = ledger_tui(*args, cwd=cwd)
     both = out.stdout + out.stderr
     assert out.returncode in ok, both
     assert "Traceback" not in out.stderr, out.stderr

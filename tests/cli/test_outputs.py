@@ -19,6 +19,7 @@ from ledger_tui.eval.trial import trajectory_path
 from ledger_tui.ui.run_index import load_runs
 from tests.eval.tau2_fixture import write_results
 from tests.hostile import files_under
+from tests.in_process import ledger_tui
 from tests.ui.run_folders import eval_folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,8 +27,10 @@ SCRIPT = ROOT / "domains/airline/scripts/cancel_blocked.json"
 SHIPPED = ROOT / "sessions/airline-cancel-blocked.jsonl"
 
 
-def cli(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`ledger-tui ARGS` in `cwd`, in this process (tests/in_process.py); runs started together and
+    the README's loop are real processes."""
+    return ledger_tui(*args, cwd=cwd)
 
 
 def one_sentence(out: subprocess.CompletedProcess[str]) -> str:

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import pytest
 
 from ledger_tui.eval.regrade import grade_lines, regrade
 from tests.eval.tau2_samples import ROOT, as_folder, as_solo, sample, sample_path, write
+from tests.in_process import ledger_tui
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return ledger_tui(*args, cwd=ROOT)
 
 
 def summary(lines: list[str]) -> dict[str, tuple[int, ...]]:

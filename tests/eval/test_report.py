@@ -1,8 +1,6 @@
 """`ledger-tui report`: why each failed run failed, per class, and what each mode fixed or broke."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -25,6 +23,7 @@ from ledger_tui.eval.taxonomy import (
 from ledger_tui.eval.tau2 import import_results
 from tests.eval.report_fixture import Run, task, write_eval_folder
 from tests.eval.tau2_fixture import write_results
+from tests.in_process import ledger_tui
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +41,7 @@ CANCEL_RES = {"name": "cancel_reservation", "arguments": {"reservation_id": "ZFA
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=cwd)
+    return ledger_tui(*args, cwd=cwd)
 
 
 # ----------------------------------------------------------------------------- one class each

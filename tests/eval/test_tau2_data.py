@@ -3,8 +3,9 @@
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.in_process import ledger_tui
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,11 +24,7 @@ def tau2_folder(tmp_path: Path) -> Path:
 
 def test_eval_runs_the_split_of_a_tau2_folder_with_its_policy(tmp_path: Path):
     folder = tau2_folder(tmp_path)
-    out = subprocess.run(
-        [sys.executable, "-m", "ledger_tui", "eval", "--domain", "retail", "--agent", "gold", "--tau2-data", str(folder),
-         "--split", "test", "--out", str(tmp_path / "ev")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )
+    out = cli("eval", "--domain", "retail", "--agent", "gold", "--tau2-data", str(folder), "--split", "test", "--out", str(tmp_path / "ev"))
     assert out.returncode == 0, out.stderr
     results = [json.loads(line) for line in (tmp_path / "ev/results.jsonl").read_text().splitlines()]
     tasks = json.loads((folder / "tasks.json").read_text())
@@ -41,10 +38,7 @@ def test_eval_runs_the_split_of_a_tau2_folder_with_its_policy(tmp_path: Path):
 
 
 def test_a_folder_that_is_not_tau2_data_is_one_sentence(tmp_path: Path):
-    out = subprocess.run(
-        [sys.executable, "-m", "ledger_tui", "eval", "--domain", "retail", "--agent", "gold", "--tau2-data", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )
+    out = cli("eval", "--domain", "retail", "--agent", "gold", "--tau2-data", str(tmp_path))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "policy.md" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
@@ -58,7 +52,7 @@ def tau2_root() -> Path:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return ledger_tui(*args, cwd=ROOT)
 
 
 def listed(out: subprocess.CompletedProcess) -> list[str]:

@@ -4,8 +4,6 @@ id, and calls attributed by the role of the message that carries them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from ledger_tui.domains import load_domain
 from ledger_tui.engine.events import GateDecided, ToolCallProposed, ToolResult
@@ -14,12 +12,13 @@ from ledger_tui.eval.audit import audit
 from ledger_tui.eval.tau2 import import_tau2
 from tests.eval.tau2_fixture import write_results
 from tests.eval.tau2_samples import ROOT, as_folder, as_solo, sample, write
+from tests.in_process import ledger_tui
 
 PHONE_TOOLS = {t.name for t in load_domain("telecom").user_tools}
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return ledger_tui(*args, cwd=ROOT)
 
 
 def proposed(path):

@@ -1,18 +1,16 @@
 """τ²-bench interop: import a results file, audit it, explain and replay imported runs."""
 
-import subprocess
-import sys
-
 from ledger_tui.engine.events import GateDecided, LedgerUpdated, ToolResult
 from ledger_tui.engine.store.fold import fold
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.eval.audit import audit, audit_lines
 from ledger_tui.eval.tau2 import import_results
 from tests.eval.tau2_fixture import write_results
+from tests.in_process import ledger_tui
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "ledger_tui", *args], capture_output=True, text=True)
+    return ledger_tui(*args)
 
 
 def test_import_rebuilds_the_ledger_and_judges_every_write(tmp_path):
