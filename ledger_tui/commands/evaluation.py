@@ -220,15 +220,19 @@ def _failure_words(fresh: list) -> list[str]:
 
 
 async def _eval_with_progress(config, total: int):
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ledger_tui.eval.results import load_results
     from ledger_tui.eval.runner import run_eval
 
     done_before = len([r for r in load_results(config.out) if not r.infrastructure_error])
+    # the bar on a console of its own: on rich's shared one, a bar some earlier eval in the same
+    # process left standing (a library caller's, or a test's) would take this one in as a nested
+    # display, and this eval's bar would never be drawn
     progress = Progress(
         TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), transient=False,
+        TextColumn("{task.description}"), transient=False, console=Console(),
     )
     bar = progress.add_task("", total=total, completed=min(done_before, total))
     passed = {"n": 0}
