@@ -21,7 +21,6 @@ from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event, GateDecided, SessionEnded
 from ledger_tui.engine.store.reading import read_bytes
-from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.engine.agents.tasks import Task, by_name, load_tasks
 from ledger_tui.eval.ordering import natural_key
 from ledger_tui.eval.results import RESULTS, trajectory_files
@@ -114,6 +113,10 @@ def _domain(name: str, cache: dict[str, Domain | None], warnings: list[str]) -> 
 
 
 def _read_events(path: Path, warnings: list[str]) -> list[Event] | None:
+    # the reader (and the asyncio its writer needs) only when a trajectory is read: a folder whose
+    # failed runs were classified when they were written reads none
+    from ledger_tui.engine.store.trajectories import read_trajectory
+
     try:
         loaded = read_trajectory(path)
     except LedgerTuiError as exc:
