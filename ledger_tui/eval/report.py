@@ -138,13 +138,24 @@ class TrajectoryFinder:
     """The trajectories a folder's `results.jsonl` names, looked up inside the folder only: the
     recorded path read from the folder (`runs/eval/trajectories/…` recorded, `COPY/trajectories/…`
     read: a copied folder reads its own files, never the original's), else where eval puts it.
-    Each directory's real path is looked up once, not once a file: a thousand runs share a few."""
+    Each directory is looked up once, not once a file: a thousand runs share a few. A recorded
+    path's tails are tried longest first, and one whose folder is not a folder in this one names no
+    file here: it is passed over without looking for the file (`/home/x/runs/eval/trajectories/…`
+    costs one look-up a file, not five)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         root = os.path.realpath(folder)
         self._root_prefix = root if root.endswith(os.sep) else root + os.sep
         self._real_dirs: dict[str, str] = {}
+        self._dirs: dict[tuple[str, ...], bool] = {}
+
+    def _is_dir(self, parts: tuple[str, ...]) -> bool:
+        """Whether the folder's `parts` (a recorded path's folders, a tail of them) is a folder."""
+        known = self._dirs.get(parts)
+        if known is None:
+            known = self._dirs[parts] = os.path.isdir(os.path.join(self.folder, *parts))
+        return known
 
     def _inside(self, path: str) -> bool:
         """Whether the file at `path` really lies inside the folder: no `..` or symlink leads out."""
@@ -170,6 +181,8 @@ class TrajectoryFinder:
         path = Path(recorded)
         parts = path.parts[1:] if path.is_absolute() else path.parts
         for i in range(len(parts)):
+            if i < len(parts) - 1 and not self._is_dir(parts[i:-1]):
+                continue  # no file lies in a folder that is not there
             candidate = os.path.join(self.folder, *parts[i:])
             if self._found(candidate):
                 return Path(candidate), True
