@@ -44,16 +44,22 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     paper: list[Any] = field(default_factory=list)  # the paper's table (eval/paper.py)
     costs: list[Any] = field(default_factory=list)  # token overhead against baseline (eval folders)
+    # the counts and the comparison, made once: the tables and the JSON both show them
+    _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def failed(self) -> list[RunReport]:
         return [r for r in self.runs if not r.passed]
 
     def counts(self) -> list[ModeCounts]:
-        return count_classes(self.runs)
+        if "counts" not in self._made:
+            self._made["counts"] = count_classes(self.runs)
+        return self._made["counts"]
 
     def tasks(self) -> list[TaskComparison]:
-        return compare_modes(self.runs)
+        if "tasks" not in self._made:
+            self._made["tasks"] = compare_modes(self.runs)
+        return self._made["tasks"]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -178,8 +184,9 @@ class TrajectoryFinder:
     def find(self, recorded: str, domain: str, mode: str, task_id: str, trial: int) -> tuple[Path, bool]:
         """The path of one line's trajectory and whether it exists; a missing one is the in-folder
         path it should have had."""
-        path = Path(recorded)
-        parts = path.parts[1:] if path.is_absolute() else path.parts
+        # the recorded path's names, as `Path(recorded).parts` less its root: a thousand runs
+        # make no thousand paths
+        parts = tuple(name for name in recorded.split(os.sep) if name and name != ".")
         for i in range(len(parts)):
             if i < len(parts) - 1 and not self._is_dir(parts[i:-1]):
                 continue  # no file lies in a folder that is not there
