@@ -357,8 +357,7 @@ def report_command(
     report = build_report(folder, tasks_file)
     for w in report.warnings:
         echo(f"warning: {w}", err=True)
-    for line in report_lines(report, wide):
-        echo(line)
+    echo("\n".join(report_lines(report, wide)))  # one write, not one (flushed) a line
     path = Path(json_out) if json_out is not None else Path(folder) / "report.json"
     if json_out is None:
         from ledger_tui.eval.folder_lock import writer_of
