@@ -412,3 +412,15 @@ def test_a_recorded_path_is_found_by_its_longest_tail_in_the_folder(tmp_path):
     assert found("runs/eval/trajectories/retail/gate/c.jsonl") == (folder / "c.jsonl", True)
     path, exists = found("/home/u/runs/eval/trajectories/retail/gate/d.jsonl")
     assert not exists and path.is_relative_to(folder)
+
+
+def test_report_gives_the_objects_it_set_aside_back_to_the_collector(tmp_path):
+    import gc
+
+    from ledger_tui.eval.report import report_command
+
+    folder = _eval_folder(tmp_path)
+    printed: list[str] = []
+    report = report_command(folder, echo=lambda line="", err=False: printed.append(line))
+    assert report.failed and any("runs, " in line for line in printed)
+    assert gc.get_freeze_count() == 0, "a report in a long-lived process leaves no object out of the collector's reach"
