@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.domain import ToolKinds
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event, GateDecided, SessionEnded
 from ledger_tui.engine.store.reading import read_bytes
@@ -94,7 +94,7 @@ class _Tasks:
         if self.shared is None and (self.folder / "tasks.json").exists():
             self.shared = by_name(load_tasks(self.folder / "tasks.json"))
 
-    def get(self, domain: str, domain_obj: Domain | None, task_id: str, own_tasks: bool) -> Task | None:
+    def get(self, domain: str, domain_obj: ToolKinds | None, task_id: str, own_tasks: bool) -> Task | None:
         if self.shared is not None:
             return self.shared.get(task_id)
         if domain not in self.by_domain:
@@ -108,12 +108,14 @@ class _Tasks:
         return self.by_domain[domain].get(task_id)
 
 
-def _domain(name: str, cache: dict[str, Domain | None], warnings: list[str]) -> Domain | None:
+def _domain(name: str, cache: dict[str, ToolKinds | None], warnings: list[str]) -> ToolKinds | None:
+    """What the report takes from a domain, its tool kinds: a shipped domain's from its table, so
+    that it is not built (`ledger_tui.domains.kinds`)."""
     if name not in cache:
-        from ledger_tui.domains import load_domain
+        from ledger_tui.domains.kinds import tool_kinds
 
         try:
-            cache[name] = load_domain(name)
+            cache[name] = tool_kinds(name)
         except LedgerTuiError as exc:
             warnings.append(f"{exc} (runs of {name!r} are classified from the recorded tool kinds)")
             cache[name] = None
@@ -212,7 +214,7 @@ def _eval_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> tuple[list[R
     from ledger_tui.eval.results import read_results_file
 
     runs: list[RunReport] = []
-    domains: dict[str, Domain | None] = {}
+    domains: dict[str, ToolKinds | None] = {}
     results, damaged = read_results_file(folder)
     warnings.extend(damaged)
     finder = TrajectoryFinder(folder)
@@ -268,7 +270,7 @@ def _trajectory_runs(folder: Path, tasks: _Tasks, warnings: list[str]) -> list[R
         )
     tasks.use_folder_file()
     runs: list[RunReport] = []
-    domains: dict[str, Domain | None] = {}
+    domains: dict[str, ToolKinds | None] = {}
     for path in files:
         events = _read_events(path, warnings)
         if events is None:
@@ -330,7 +332,7 @@ def _paper(source: str, runs: list[RunReport], results: list[Any], tasks: _Tasks
     an eval folder, each mode's token overhead against baseline."""
     from ledger_tui.eval import paper
 
-    domains: dict[str, Domain | None] = {}
+    domains: dict[str, ToolKinds | None] = {}
     writes: dict[str, set[str]] = {}
     for name, task_id in {(r.domain, r.task_id) for r in runs}:
         domain = _domain(name, domains, [])
