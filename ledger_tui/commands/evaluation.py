@@ -4,10 +4,7 @@ classify a folder's failures (`report`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import signal
-import threading
 from pathlib import Path
 from typing import Optional
 
@@ -128,6 +125,10 @@ def eval_command(
     if before & wanted:
         left = len(wanted - before)
         say(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
+    import asyncio
+    import signal
+    import threading
+
     from ledger_tui.eval.interrupt import Interrupted
 
     try:

@@ -4,7 +4,6 @@ the customer (`play`, also forking a recorded run), and the gate in front of an 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Optional
@@ -19,6 +18,14 @@ from ledger_tui.engine.errors import LedgerTuiError, ScriptError, TaskError
 from ledger_tui.engine.outside import shown
 from ledger_tui.examples import resolve_script, resolve_session
 from ledger_tui.explain import plural
+
+
+def _run_async(coroutine: Any) -> Any:
+    """`asyncio.run`, its module imported only by the commands that run a session: the CLI's
+    other commands (`report`, `why`, …) never load it."""
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 def run(
@@ -50,14 +57,14 @@ def run(
     check_new(dump_db, force, "--dump-db")
     check_consent(consent)
     if script is not None:
-        asyncio.run(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps, consent))
+        _run_async(_run_script(script, domain, db, mode, out, dump_db, not no_timestamps, consent))
         return
     if agent != "gold":
         raise LedgerTuiError(f"--task runs with --agent gold (got {agent!r}); use `ledger-tui eval` for model agents.")
     if domain is None:
         raise LedgerTuiError("Pass --domain with --task (e.g. --domain airline --task 3).")
     d = load_domain(domain)
-    asyncio.run(_run_gold(d, task, db, mode or "full", out, dump_db, consent))
+    _run_async(_run_gold(d, task, db, mode or "full", out, dump_db, consent))
 
 
 async def _run_script(script_path, domain_name, db, mode, out, dump_db, timestamps, consent=None) -> None:
@@ -309,7 +316,7 @@ def _play_fork(d, recorded, path: Path, step: int | None, model, helper, db: Pat
     said = [e.seq for e in recorded.events if isinstance(e, UserMessage)]
     at = step if step is not None else (said[-1] if said else len(recorded.events))
     try:
-        forked = asyncio.run(fork(d, recorded.events, at, model=model or NoModel(), helper=helper, parent=path, out=out, db_path=db))
+        forked = _run_async(fork(d, recorded.events, at, model=model or NoModel(), helper=helper, parent=path, out=out, db_path=db))
     except LedgerTuiError:
         if out.exists() and out.stat().st_size == 0:
             out.unlink()
@@ -333,4 +340,4 @@ def mcp_proxy(
 
     if (domain is None) == (policy is None):
         raise LedgerTuiError("Pass exactly one of --domain NAME or --policy MODULE.")
-    asyncio.run(run_proxy(command, load_policy(policy) if policy else domain, user=user, out=out))  # type: ignore[arg-type]
+    _run_async(run_proxy(command, load_policy(policy) if policy else domain, user=user, out=out))  # type: ignore[arg-type]

@@ -127,6 +127,41 @@ class Tool:
         }
 
 
+@dataclass(frozen=True)
+class ToolKind:
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class ToolKinds:
+    """What a report takes from a domain: each tool's kind on each side, in the domain's order, and
+    where its tasks are. `ledger_tui.domains.kinds` gives a shipped domain's without building it."""
+
+    name: str
+    folder: Path
+    tools: tuple[ToolKind, ...]
+    user_tools: tuple[ToolKind, ...] = ()
+
+    @classmethod
+    def of(cls, domain: "Domain") -> "ToolKinds":
+        return cls(
+            domain.name,
+            domain.folder,
+            tuple(ToolKind(t.name, t.kind) for t in domain.tools),
+            tuple(ToolKind(t.name, t.kind) for t in domain.user_tools),
+        )
+
+    def kind(self, name: str, requestor: str = "assistant") -> str:
+        """As `Domain.kind`: the first tool of that name on that side, else "unknown"."""
+        pool = self.user_tools if requestor == "user" else self.tools
+        return next((t.kind for t in pool if t.name == name), "unknown")
+
+    @property
+    def tasks_path(self) -> Path:
+        return self.folder / "tasks.json"
+
+
 @dataclass
 class Domain:
     name: str

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Sequence
 
-from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.domain import Domain, ToolKinds
 from ledger_tui.engine.events import Event
 from ledger_tui.engine.agents.tasks import Task
 from ledger_tui.eval.taxonomy import PRECEDENCE, Classification, Finding, classify
@@ -33,7 +33,7 @@ def task_digest(task: Task) -> str:
     return _digest(task.model_dump_json().encode("utf-8"))
 
 
-def tools_digest(domain: Domain) -> str:
+def tools_digest(domain: Domain | ToolKinds) -> str:
     """What `classify` takes from a domain: the kind of each tool, on each side."""
     kinds = [f"{t.name}:{t.kind}" for t in domain.tools] + [f"user:{t.name}:{t.kind}" for t in domain.user_tools]
     return _digest("\n".join(kinds).encode("utf-8"))
@@ -61,7 +61,7 @@ class Recorded:
         self._tasks: dict[int, str] = {}
         self._tools: dict[int, str] = {}
 
-    def classification(self, record: Any, trajectory: bytes, task: Task | None, domain: Domain | None) -> Classification | None:
+    def classification(self, record: Any, trajectory: bytes, task: Task | None, domain: Domain | ToolKinds | None) -> Classification | None:
         """The recorded findings, if `record` was made by this classifier from these bytes, this
         task and these tool kinds; else None (the trajectory is to be read)."""
         if not isinstance(record, dict) or record.get("version") != VERSION or task is None or domain is None:

@@ -42,10 +42,10 @@ def class_table(counts: list[ModeCounts], wide: bool = False) -> list[str]:
         return lines
     title = f"{domains[0]}: " if len(domains) == 1 and labels[0] != counts[0].label else ""
     table = new_table(Column(title + "class", no_wrap=True), *(number(label, 6) for label in labels))
-    table.add_row("runs", *(str(c.runs) for c in counts))
-    table.add_row("failed", *(str(c.failed) for c in counts))
+    table.add_row(*map(cell, ["runs", *(str(c.runs) for c in counts)]))
+    table.add_row(*map(cell, ["failed", *(str(c.failed) for c in counts)]))
     for cls in classes:
-        table.add_row(cls, *(_cell(c.primary[cls], c.any[cls]) for c in counts))
+        table.add_row(*map(cell, [cls, *(_cell(c.primary[cls], c.any[cls]) for c in counts)]))
     return rendered(table, wide)
 
 
@@ -84,7 +84,7 @@ def task_lines(comparisons: list[TaskComparison], wide: bool = False) -> list[st
     why: list[str] = []
     for name, t in zip(names, comparisons):
         change = ", ".join(t.changes) or "same"
-        passes.add_row(cell(name), *(t.modes[m].cell() if m in t.modes else "-" for m in modes), *([change] if inline else []))
+        passes.add_row(*map(cell, [name, *(t.modes[m].cell() if m in t.modes else "-" for m in modes), *([change] if inline else [])]))
         said = [f"    against baseline: {change}"] if compare and not inline and t.changes else []
         said += [f"    {m}: {', '.join(o.primaries)}" for m, o in t.modes.items() if o.primaries]
         if said:

@@ -45,7 +45,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from ledger_tui.engine.domain import Domain
+from ledger_tui.engine.domain import Domain, ToolKinds
 from ledger_tui.engine.events import (
     Event,
     GateDecided,
@@ -163,7 +163,7 @@ def _side(requestor: str) -> str:
     return "user" if requestor == "user" else "assistant"
 
 
-def attempts(events: Iterable[Event], domain: Domain | None = None) -> list[Attempt]:
+def attempts(events: Iterable[Event], domain: Domain | ToolKinds | None = None) -> list[Attempt]:
     """Every proposed call in order, joined with its gate decision and its tool result by call id.
 
     The kind comes from the domain when it knows the tool, else from what the trajectory recorded.
@@ -211,7 +211,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _gold_writes(task: Task, domain: Domain | None, seen: list[Attempt]) -> list[Action]:
+def _gold_writes(task: Task, domain: Domain | ToolKinds | None, seen: list[Attempt]) -> list[Action]:
     def kind(action: Action) -> str:
         if domain is not None:
             k = domain.kind(action.name, action.requestor)
@@ -222,7 +222,7 @@ def _gold_writes(task: Task, domain: Domain | None, seen: list[Attempt]) -> list
     return [a for a in task.gold_actions if kind(a) == "write"]
 
 
-def _write_findings(seen: list[Attempt], task: Task, domain: Domain | None) -> list[Finding]:
+def _write_findings(seen: list[Attempt], task: Task, domain: Domain | ToolKinds | None) -> list[Finding]:
     findings: list[Finding] = []
     done = [a for a in seen if a.kind == "write" and a.succeeded]
     used: set[int] = set()
@@ -337,7 +337,7 @@ def unexplained(termination: str | None, grade: dict[str, Any] | None) -> str:
 def classify(
     events: Sequence[Event],
     task: Task | None,
-    domain: Domain | None = None,
+    domain: Domain | ToolKinds | None = None,
     *,
     termination: str | None = None,
     grade: dict[str, Any] | None = None,

@@ -392,3 +392,34 @@ def test_report_takes_the_classes_recorded_with_a_run_while_its_trajectory_task_
     again = build_report(folder, tmp_path / "changed.json").to_json()["failed_runs"]
     assert "as recorded" not in [f["detail"] for r in again for f in r["findings"]]
     assert [r["primary"] for r in again if r["trajectory"] == str(path)] == [EXTRA_WRITE]  # (the task was found)
+
+
+def test_a_recorded_path_is_found_by_its_longest_tail_in_the_folder(tmp_path):
+    from ledger_tui.eval.report import TrajectoryFinder
+
+    folder = tmp_path / "copy"
+    for where in ("eval/trajectories/retail/full", "trajectories/retail/full", "trajectories/retail/gate"):
+        (folder / where).mkdir(parents=True)
+    (folder / "eval/trajectories/retail/full/a.jsonl").write_text("{}\n")
+    (folder / "trajectories/retail/full/a.jsonl").write_text("{}\n")
+    (folder / "trajectories/retail/full/b.jsonl").write_text("{}\n")  # eval/…/full/ is there, b is not in it
+    (folder / "c.jsonl").write_text("{}\n")
+    finder = TrajectoryFinder(folder)
+    found = lambda recorded: finder.find(recorded, "retail", "full", "t", 0)  # noqa: E731
+    assert found("/home/u/runs/eval/trajectories/retail/full/a.jsonl") == (folder / "eval/trajectories/retail/full/a.jsonl", True)
+    assert found("/home/u/runs/eval/trajectories/retail/full/b.jsonl") == (folder / "trajectories/retail/full/b.jsonl", True)
+    assert found("runs/eval/trajectories/retail/gate/c.jsonl") == (folder / "c.jsonl", True)
+    path, exists = found("/home/u/runs/eval/trajectories/retail/gate/d.jsonl")
+    assert not exists and path.is_relative_to(folder)
+
+
+def test_report_gives_the_objects_it_set_aside_back_to_the_collector(tmp_path):
+    import gc
+
+    from ledger_tui.eval.report import report_command
+
+    folder = _eval_folder(tmp_path)
+    printed: list[str] = []
+    report = report_command(folder, echo=lambda line="", err=False: printed.append(line))
+    assert report.failed and any("runs, " in line for line in printed)
+    assert gc.get_freeze_count() == 0, "a report in a long-lived process leaves no object out of the collector's reach"
