@@ -81,7 +81,7 @@ def replaying_responder(events):
 
     def respond(request):
         messages = request["messages"]
-        if messages[0]["content"].startswith("You are role-playing a customer"):
+        if messages[0]["content"].startswith(CUSTOMER_PROMPT):
             said = sum(1 for m in messages if m["role"] == "assistant")
             if said < len(customer):
                 return customer[said]
@@ -120,9 +120,7 @@ def throughput(
     from ledger_tui.eval.backends.processes import default_workers
 
     domain, task = _task(domain_name)
-    gold = asyncio.run(run_gold(domain, task))
-    calls = sum(isinstance(e, AssistantMessage) for e in gold.events)  # agent calls
-    customer_calls = sum(isinstance(e, UserMessage) for e in gold.events) + 1  # + the closing ###STOP###
+    calls, customer_calls = model_calls(domain_name, domain, task)
     per_session = (calls + customer_calls) * latency
     os.environ["LEDGER_TUI_BENCH_DOMAIN"] = domain_name
     proc, base_url = serve_in_subprocess("benchmarks.eval:_env_responder", latency)
@@ -142,6 +140,26 @@ def throughput(
     finally:
         proc.terminate()
         proc.wait()
+
+
+def model_calls(domain_name: str, domain, task) -> tuple[int, int]:
+    """(agent, customer) model calls one session makes: the requests a server answering as the
+    timed one does receives, counted on a session run alone. Counted from the gold run's messages,
+    the ideal took every assistant message for a model call, the confirmation cards the engine
+    writes and its greeting included (airline: 10 for 8), and flattered the domains with cards."""
+    from tests.loopback import LoopbackServer
+
+    with LoopbackServer(responder_for(domain_name)) as server, tempfile.TemporaryDirectory() as tmp:
+        model = ModelFactory("loopback", server.base_url, "k", ClientOptions(timeout=30))
+        config = EvalConfig(domain=domain, tasks=[task], modes=["full"], trials=1, out=Path(tmp) / "count",
+                            agent_model=model, user_model=model, concurrency=1, workers=1, session_options=dict(SESSION_OPTIONS))
+        asyncio.run(run_eval(config))
+        customer = sum(1 for r in server.requests if r["messages"][0]["content"].startswith(CUSTOMER_PROMPT))
+        return len(server.requests) - customer, customer
+
+
+# how the customer simulator's system prompt opens (what the responder answers as the customer)
+CUSTOMER_PROMPT = "You are role-playing a customer"
 
 
 def _env_responder():
