@@ -29,7 +29,7 @@ from ledger_tui.domains.telehealth.schema import (
     TelemetryUpload,
 )
 from ledger_tui.domains.telehealth.slots import DURATIONS, NOW, normalise, slots_for
-from ledger_tui.engine.store.cow import look
+from ledger_tui.engine.store.cow import look, shared_keys_summary
 from ledger_tui.engine.generic_tools import transfer_tool
 from ledger_tui.engine.domain import Tool, ToolError
 
@@ -279,8 +279,19 @@ def _release(provider: Provider, slots: list[str]) -> None:
     provider.available_slots = sorted(set(provider.available_slots) | set(slots))
 
 
+def _numbers(keys: Any, prefix: str) -> list[int]:
+    return [int(k[len(prefix):]) for k in keys if k.startswith(prefix) and k[len(prefix):].isdigit()]
+
+
 def _next_id(table: dict[str, Any], prefix: str) -> str:
-    numbers = [int(k[len(prefix):]) for k in table if k.startswith(prefix) and k[len(prefix):].isdigit()]
+    # the shared records' highest number is found once per process (a scan of the 625 pristine
+    # appointments was most of a booking's cost), then only the keys this session added are read
+    known = shared_keys_summary(table, f"highest {prefix}", lambda keys: max(_numbers(keys, prefix), default=None))
+    if known is None:
+        numbers = _numbers(table, prefix)
+    else:
+        highest, added = known
+        numbers = _numbers(added, prefix) + ([] if highest is None else [highest])
     return f"{prefix}{max(numbers, default=10000) + 1}"
 
 

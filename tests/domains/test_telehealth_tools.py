@@ -5,13 +5,14 @@ the generator and the scripted sessions."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 from pathlib import Path
 
 import pytest
 
 from ledger_tui.domains import load_domain
-from ledger_tui.domains.telehealth import generate
+from ledger_tui.domains.telehealth import generate, slots
 from ledger_tui.domains.telehealth.predicates import PREDICATES
 from ledger_tui.domains.telehealth.slots import NOW, hours_between, slots_for
 from ledger_tui.engine.domain import clause_text
@@ -174,6 +175,53 @@ def test_a_60_minute_booking_takes_two_slots_and_a_failed_one_changes_nothing(en
     ok(env, "schedule_appointment", patient_id=a.patient_id, provider_id=a.provider_id, start=start,
        duration_minutes=60, reason="back pain")
     assert not set(slots_for(start, 60)) & set(env.db.providers[a.provider_id].available_slots)
+
+
+def test_new_appointment_ids_follow_the_highest_id_the_session_has(env):
+    highest = max(int(k[3:]) for k in PRISTINE.appointments)
+    a = upcoming()
+    first, second = (free_slot(a.provider_id, after=after) for after in (NOW, free_slot(a.provider_id)))
+    book = dict(patient_id=a.patient_id, provider_id=a.provider_id, duration_minutes=30, reason="back pain")
+    assert ok(env, "schedule_appointment", start=first, **book)["appointment_id"] == f"APT{highest + 1}"
+    assert ok(env, "schedule_appointment", start=second, **book)["appointment_id"] == f"APT{highest + 2}"
+    # a session that removed the highest pristine id, and a plain database, count their own ids
+    removed = Environment(DOMAIN)
+    del removed.db.appointments[f"APT{highest}"]
+    assert ok(removed, "schedule_appointment", start=first, **book)["appointment_id"] == f"APT{highest}"
+    plain = Environment(DOMAIN)
+    plain.db.appointments = {k: v for k, v in plain.db.appointments.items() if k != f"APT{highest}"}
+    assert ok(plain, "schedule_appointment", start=first, **book)["appointment_id"] == f"APT{highest}"
+
+
+def test_times_are_read_and_written_as_strptime_and_strftime_do():
+    texts = [
+        "2025-03-12T10:00:00", "2025-03-12T10:00", "2025-03-12 10:00:00", " 2025-03-12 10:00 ", "2025-3-2T1:2:3",
+        "2025-13-01T10:00:00", "2025-02-29T10:00:00", "2024-02-29T23:59:59", "2025-03-12T24:00:00",
+        "2025-03-12T10:00:60", "2025-03-12T10:00:61", "0000-01-01T00:00:00", "0999-01-01T00:00:00",
+        "2025-03-12T10:00:00\n", "2025-03-12T10:00:00Z", "2025-03-12T10:00:00+01:00", "2025-03-12T10:00:00.5",
+        "20250312T100000", "2025-03-12t10:00:00", "\u0662\u0660\u0662\u0665-03-12T10:00:00", "", "soon",
+    ]
+
+    def outcome(f, text):
+        try:
+            return f(text)
+        except ValueError as e:
+            return str(e)
+
+    def by_strptime(text):
+        cleaned = text.strip().replace(" ", "T")
+        for pattern in (slots.FORMAT, "%Y-%m-%dT%H:%M"):
+            try:
+                return dt.datetime.strptime(cleaned, pattern).strftime(slots.FORMAT)
+            except ValueError:
+                continue
+        raise ValueError(f"{text!r} is not a date and time like 2025-03-12T10:00:00")
+
+    for text in texts:
+        assert outcome(slots.parse, text) == outcome(lambda t: dt.datetime.strptime(t, slots.FORMAT), text), text
+        assert outcome(slots.normalise, text) == outcome(by_strptime, text), text
+    for moment in (dt.datetime(1, 2, 3, 4, 5, 6), dt.datetime(999, 12, 31, 23, 59), dt.datetime(2025, 3, 12, 10, 0, 0, 5)):
+        assert slots.fmt(moment) == moment.strftime(slots.FORMAT)
 
 
 def test_reschedule_frees_the_old_slots_and_takes_the_new(env):

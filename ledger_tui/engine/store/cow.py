@@ -492,3 +492,21 @@ def first_match_index(records: Any, name: str, key_of: Any) -> dict[Any, str] | 
             index.setdefault(key_of(record), key)
         _INDEXES[(id(base), name)] = index
     return index
+
+
+_KEY_SUMMARIES: dict[tuple[int, str], Any] = {}
+
+
+def shared_keys_summary(records: Any, name: str, summarise: Any) -> tuple[Any, list[str]] | None:
+    """`(summarise(keys of the shared pristine records), keys the session added)`, the summary
+    computed once per process and collection, for a figure over every key (the highest id, for the
+    next one) that would otherwise scan them all on each write; None when it cannot answer (a plain
+    dict, or a session that removed a pristine key: scan then). The summary is of the domain's
+    shared data, the same for every session."""
+    if type(records) is not CowRecords or records._removed:
+        return None
+    base = records._base
+    key = (id(base), name)
+    if key not in _KEY_SUMMARIES:
+        _KEY_SUMMARIES[key] = summarise(base.keys())
+    return _KEY_SUMMARIES[key], list(records._added)
