@@ -12,7 +12,6 @@ import json
 from collections import Counter
 from typing import Any, Iterable
 
-from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import (
     CATEGORY_LABELS,
     AssistantMessage,
@@ -137,6 +136,8 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
             lines.append(f"        {r.path}{stale} = {short(r.value)}")
             lines.append(f"            {where}")
         if policy and not p.passed:
+            from ledger_tui.engine.domain import clause_text  # (a domain's module, only for policy text)
+
             text = clause_text(policy, p.clause)
             if text:
                 lines.append(f"        policy: {text}")
