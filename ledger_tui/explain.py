@@ -207,13 +207,18 @@ def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[s
     return lines
 
 
-# What `why` reads of a trajectory (`read_trajectory(path, keep=WHY_READS)`): the decisions, the
-# cards and questions they waited on, and for a withheld read its result and what the agent said
-# after it; at 100,000 events, a third of them
-WHY_READS = (
-    SessionStarted, GateDecided, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered,
-    ToolResult, AssistantMessage,
-)
+# What `why` reads of a trajectory: the decisions, the cards and questions they waited on
+# (WHY_EXPLAINS), and for a withheld read its result and what the agent said after it
+# (WHY_DISCLOSES, read only if a decision it explains withholds a read: `withholds`); at 100,000
+# events, a few percent of them, then a third (`read_for_why`).
+WHY_EXPLAINS = (SessionStarted, GateDecided, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered)
+WHY_DISCLOSES = (ToolResult, AssistantMessage)
+WHY_READS = WHY_EXPLAINS + WHY_DISCLOSES
+
+
+def withholds(events: Iterable[Event]) -> bool:
+    """Whether a decision among these withholds a read (its lines need `WHY_DISCLOSES`)."""
+    return any(isinstance(e, GateDecided) and e.decision.category() == "disclosure" for e in events)
 
 
 def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.REVISE, Verdict.BLOCK)) -> list[GateDecided]:

@@ -23,11 +23,12 @@ def why(
 ) -> None:
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
-    from ledger_tui.engine.store.trajectories import read_trajectory
-    from ledger_tui.explain import WHY_READS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
+    from ledger_tui.engine.store.index import read_for_why
+    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines, withholds
 
     trajectory = resolve_session(trajectory)
-    loaded = read_trajectory(trajectory, keep=WHY_READS)
+    verdicts = tuple(Verdict) if all_decisions or step is not None else (Verdict.REVISE, Verdict.BLOCK)
+    loaded = read_for_why(trajectory, WHY_EXPLAINS, verdicts, more=WHY_DISCLOSES, more_if=withholds)
     for w in loaded.warnings:
         say(f"warning: {w}", err=True)
     policy = _policy_for(loaded.started.domain if loaded.started else None)
@@ -39,7 +40,6 @@ def why(
                 f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
             )
     else:
-        verdicts = tuple(Verdict) if all_decisions else (Verdict.REVISE, Verdict.BLOCK)
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
         mode = loaded.started.mode if loaded.started else ""
