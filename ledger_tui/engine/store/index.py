@@ -13,7 +13,8 @@ ledger-tui writes; the numbers increase; every decided call was proposed on an e
 decided once.
 
 Any line the index does not take (another beginning or ending, an unknown kind, a byte-order mark, a
-blank line, a truncated last line, numbers out of order, a line read that is not a valid event)
+blank line, numbers out of order, a line read that is not a valid event, a last line that is not
+one: the last line is always validated, as the full reader warns of a truncated one)
 sends the whole file to `read_trajectory`, which says what is wrong in its own sentence: a damaged
 file is refused or warned about exactly as by every other reader. What is not checked is the inside
 of the lines not read (that each is valid JSON, UTF-8, and a valid event of its kind); `replay`,
@@ -174,6 +175,8 @@ def _read(
         if isinstance(event, ToolCallProposed):
             proposed.setdefault(event.call.id.encode("utf-8", "surrogatepass"), start)
         events.append((start, event))
+    if lines and lines[-1][0] != events[-1][0]:
+        _validated(_line(data, lines[-1][0]))  # a last line cut short after a `}`: the full reader warns of it
     base = [event for _, event in events]
     if not extra or not more_if(base):
         return base
