@@ -38,8 +38,14 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+# `json.dumps(value, ensure_ascii=False, ...)`'s encoders, made once: `json.dumps` with any option
+# makes a new encoder on every call (a long file's explanations quote 26,000 values)
+_quoted = json.JSONEncoder(ensure_ascii=False).encode
+_short_text = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True).encode
+
+
 def short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    text = _short_text(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -86,7 +92,7 @@ def check_label(p: PredicateResult, arrow: str = "→") -> str:
 def stated_where(r: EvidenceRead) -> str:
     """Where a stated fact came from: the customer's message (its step) and their words."""
     where = "stated by the customer" + (f" at step {r.source_seq}" if r.source_seq is not None else "")
-    return f"{where}: {json.dumps(r.quote, ensure_ascii=False)}" if r.quote else where
+    return f"{where}: {_quoted(r.quote)}" if r.quote else where
 
 
 def category_counts(chosen: Iterable[GateDecided]) -> str:
@@ -159,7 +165,7 @@ def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None,
     else:
         ran = f"; ran as {', '.join(answer.runs)}" if answer.runs else "; nothing on it ran"
         lines.append(f"{indent}answered at step {answer.seq}: {answer.answer} ({answer.reason}){ran}")
-        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
     return lines
 
 
@@ -183,7 +189,7 @@ def question_lines(question: QuestionRequested, answer: QuestionAnswered | None,
         else:
             got = f"unclear ({answer.reason}); nothing recorded"
         lines.append(f"{indent}answered at step {answer.seq}: {got}")
-        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
     return lines
 
 

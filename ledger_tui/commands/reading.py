@@ -59,8 +59,9 @@ def why(
         out.extend(waits_lines(asked, event.decision.call.id))
         out.extend(disclosure_lines(loaded.events, event))
     say("\n".join(out))
-    stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW and e.decision.category() != "disclosure"]
-    withheld = [e for e in chosen if e.decision.category() == "disclosure"]
+    kinds = [e.decision.category() for e in chosen]
+    stops = [e for e, kind in zip(chosen, kinds) if e.decision.verdict != Verdict.ALLOW and kind != "disclosure"]
+    withheld = [e for e, kind in zip(chosen, kinds) if kind == "disclosure"]
     if len(chosen) > 1 and (stops or withheld):
         parts = [f"{plural(len(stops), 'stopped write')}: {category_counts(stops)}"] if stops else []
         parts += [f"{plural(len(withheld), 'read')} of another customer's record (withheld in gated modes)"] if withheld else []

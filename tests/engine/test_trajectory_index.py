@@ -138,3 +138,20 @@ def test_a_line_why_does_not_read_is_checked_by_its_framing_only(tmp_path):
         path.write_bytes(data)
         assert _indexed(data, WHY_EXPLAINS, frozenset(STOPS), WHY_DISCLOSES, withholds) is None
         assert _fast(path, STOPS) == _full(path, STOPS)
+
+
+NESTED = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ab\n\u00e9', max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=3), inner, max_size=3),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(value=NESTED, limit=st.integers(1, 6), ascii_only=st.booleans())
+def test_the_depth_of_a_line_is_measured_on_its_bytes_as_on_its_text(value, limit, ascii_only):
+    from ledger_tui.engine.store.index import _nested_deeper
+    from ledger_tui.engine.store.reading import too_deep
+
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    assert _nested_deeper(text.encode(), limit) == (too_deep(text, limit) is not None)
