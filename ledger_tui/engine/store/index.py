@@ -124,9 +124,12 @@ def _indexed(
     seqs = [int(head[1]), *map(int, map(itemgetter(1), lines))]
     if not all(map(lt, seqs, seqs[1:])):
         return None
+    last = lines[-1][0] if lines else 0
+    lines = list(compress(lines, map(not_, map(itemgetter(5), lines))))  # (the lines never read, dropped)
+    del seqs
     try:
         with _collector_paused():
-            return _read(data, first_end, lines, kept_kinds, more_kinds, verdicts, more_if)
+            return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if)
     except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
         return None
 
@@ -135,13 +138,15 @@ def _read(
     data: bytes,
     first_end: int,
     lines: list[tuple[int, bytes, bytes, bytes, bytes, bytes]],
+    last: int,
     kept_kinds: frozenset[bytes],
     more_kinds: frozenset[bytes],
     verdicts: frozenset[Verdict],
     more_if: Callable[[list[Event]], bool],
 ) -> list[Event] | None:
-    """The events `_indexed` returns, validated from the lines found; None where the full reader
-    would refuse or warn (ValueError from a line that is not a valid event)."""
+    """The events `_indexed` returns, validated from the lines it found that may be read (`last`:
+    where the file's last line starts); None where the full reader would refuse or warn (ValueError
+    from a line that is not a valid event)."""
     first = _validated(data[:first_end])
     if not isinstance(first, SessionStarted) or not OLDEST_SCHEMA <= first.schema_version <= SCHEMA_VERSION:
         return None
@@ -150,7 +155,7 @@ def _read(
     proposed: dict[bytes, int] = {}  # the calls proposed, and where
     decided: set[bytes] = set()
     decides = b"gate_decision" in kept_kinds
-    for start, _seq, decides_call, kind, proposes, _never in compress(lines, map(not_, map(itemgetter(5), lines))):
+    for start, _seq, decides_call, kind, proposes, _never in lines:
         if proposes:  # a proposal not kept: its id (without escapes: `_index`)
             proposed.setdefault(proposes[:-1], start)
             continue
@@ -175,8 +180,8 @@ def _read(
         if isinstance(event, ToolCallProposed):
             proposed.setdefault(event.call.id.encode("utf-8", "surrogatepass"), start)
         events.append((start, event))
-    if lines and lines[-1][0] != events[-1][0]:
-        _validated(_line(data, lines[-1][0]))  # a last line cut short after a `}`: the full reader warns of it
+    if last != events[-1][0]:
+        _validated(_line(data, last))  # a last line cut short after a `}`: the full reader warns of it
     base = [event for _, event in events]
     if not extra or not more_if(base):
         return base
