@@ -116,22 +116,22 @@ def _indexed(
     if head is None or data[first_end - 1] != ord("}"):
         return None
     kept_kinds, more_kinds, _ = kinds = _kinds_of(keep, more)
-    # of each line after the first: (where it starts, its number, the id of the call it decides,
-    # its kind if it may be read, the id of the call it proposes, its kind if it is never read)
-    lines = [(m.start() + 2, m[1], m[2], m[3], m[4], m[5]) for m in _index(kinds).finditer(data, first_end - 1)]
-    if len(lines) != data.count(b"\n", first_end) - data.endswith(b"\n"):
-        return None  # a line that does not begin, or a line before it that does not end, as written
-    seqs = [int(head[1]), *map(int, map(itemgetter(1), lines))]
-    if not all(map(lt, seqs, seqs[1:])):
-        return None
-    last = lines[-1][0] if lines else 0
-    lines = list(compress(lines, map(not_, map(itemgetter(5), lines))))  # (the lines never read, dropped)
-    del seqs
-    try:
-        with _collector_paused():
+    with _collector_paused():  # (100,000 tuples, then the events: no cycles to look for)
+        # of each line after the first: (where it starts, its number, the id of the call it decides,
+        # its kind if it may be read, the id of the call it proposes, its kind if it is never read)
+        lines = [(m.start() + 2, m[1], m[2], m[3], m[4], m[5]) for m in _index(kinds).finditer(data, first_end - 1)]
+        if len(lines) != data.count(b"\n", first_end) - data.endswith(b"\n"):
+            return None  # a line that does not begin, or a line before it that does not end, as written
+        seqs = [int(head[1]), *map(int, map(itemgetter(1), lines))]
+        if not all(map(lt, seqs, seqs[1:])):
+            return None
+        last = lines[-1][0] if lines else 0
+        lines = list(compress(lines, map(not_, map(itemgetter(5), lines))))  # (the lines never read, dropped)
+        del seqs
+        try:
             return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if)
-    except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
-        return None
+        except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
+            return None
 
 
 def _read(
@@ -162,12 +162,12 @@ def _read(
         if kind in more_kinds:
             extra.append(start)
             continue
-        line = _line(data, start)
+        end = _end(data, start)
         event = None
         if decides_call or kind == b"gate_decision":  # checked in order, read if of a verdict asked for
-            call, verdict = _decision(line, decides_call, verdicts if decides else frozenset())
+            call, verdict = _decision(data, start, end, decides_call, verdicts if decides else frozenset())
             if verdict in verdicts and decides:
-                event = _validated(line)
+                event = _validated(data[start:end])
                 if not isinstance(event, GateDecided) or event.decision.call.id.encode("utf-8", "surrogatepass") != call:
                     return None  # (a line with a key twice: the full reader says what it reads)
                 verdict = event.decision.verdict
@@ -176,39 +176,41 @@ def _read(
             decided.add(call)
             if verdict not in verdicts or not decides:
                 continue
-        event = event or _validated(line)
+        event = event or _validated(data[start:end])
         if isinstance(event, ToolCallProposed):
             proposed.setdefault(event.call.id.encode("utf-8", "surrogatepass"), start)
         events.append((start, event))
     if last != events[-1][0]:
-        _validated(_line(data, last))  # a last line cut short after a `}`: the full reader warns of it
+        _validated(data[last : _end(data, last)])  # a last line cut short after a `}`: the full reader warns of it
     base = [event for _, event in events]
     if not extra or not more_if(base):
         return base
-    events.extend((start, _validated(_line(data, start))) for start in extra)
+    events.extend((start, _validated(data[start : _end(data, start)])) for start in extra)
     events.sort(key=itemgetter(0))
     return [event for _, event in events]
 
 
-def _line(data: bytes, start: int) -> bytes:
+def _end(data: bytes, start: int) -> int:
+    """Where the line that begins at `start` ends (its line break, or the end of the file)."""
     end = data.find(b"\n", start)
-    return data[start : len(data) if end < 0 else end]
+    return len(data) if end < 0 else end
 
 
-def _decision(line: bytes, call_id: bytes, read: frozenset[Verdict]) -> tuple[bytes, Verdict]:
-    """A gate decision's call (its id's bytes) and verdict, from `call_id` (the index's, with its
+def _decision(data: bytes, start: int, end: int, call_id: bytes, read: frozenset[Verdict]) -> tuple[bytes, Verdict]:
+    """A gate decision's call (its id's bytes) and verdict, from the line `data[start:end]` (looked
+    at in place: most decisions are not explained), from `call_id` (the index's, with its
     closing quote; empty where the index did not find it) and the line's key `"verdict"`; a
     verdict in `read` is only a guess (the line is then validated whole, which corrects it), any
     other is taken from the only key `"verdict"` of the line, else parsed by pydantic's JSON
     parser (`_Decided`). A key, or a whole string, `"verdict"` appears nowhere else in a decision
     ledger-tui writes (a quote inside a string is escaped), so the only one is the decision's."""
     if call_id:
-        found = _VERDICT.search(line)
+        found = _VERDICT.search(data, start, end)
         if found is not None:
             verdict = Verdict(found[1].decode())
-            if verdict in read or line.count(b'"verdict"') == 1:
+            if verdict in read or data.count(b'"verdict"', start, end) == 1:
                 return call_id[:-1], verdict
-    light = _Decided.model_validate_json(line).decision
+    light = _Decided.model_validate_json(data[start:end]).decision
     return light.call.id.encode("utf-8", "surrogatepass"), light.verdict
 
 
