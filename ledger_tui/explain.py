@@ -29,6 +29,7 @@ from ledger_tui.engine.events import (
     Verdict,
     asked_of,
 )
+from ledger_tui.engine.policy_text import clause_text
 
 READ_MARK = "needs a read"
 
@@ -142,8 +143,6 @@ def explain_decision(event: GateDecided, policy: str | None = None, only_failed:
             lines.append(f"        {r.path}{stale} = {short(r.value)}")
             lines.append(f"            {where}")
         if policy and not p.passed:
-            from ledger_tui.engine.domain import clause_text  # (a domain's module, only for policy text)
-
             text = clause_text(policy, p.clause)
             if text:
                 lines.append(f"        policy: {text}")

@@ -4,7 +4,6 @@ classify a folder's failures (`report`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import threading
@@ -128,6 +127,8 @@ def eval_command(
     if before & wanted:
         left = len(wanted - before)
         say(f"resuming {out}: {len(before & wanted)} of {total} runs already done, {left} to run", err=True)
+    import asyncio
+
     from ledger_tui.eval.interrupt import Interrupted
 
     try:

@@ -4,7 +4,6 @@ of runs (`audit`, `browse`)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Optional
 
@@ -114,6 +113,8 @@ def regress(
     ),
 ) -> None:
     """Replay recorded model turns under today's predicates and report verdicts that changed."""
+    import asyncio
+
     from ledger_tui.domains import load_domain
     from ledger_tui.engine.store.trajectories import read_trajectory
     from ledger_tui.eval.regress import check_domain, regress as run_regress, regress_lines
