@@ -96,9 +96,9 @@ def stated_where(r: EvidenceRead) -> str:
     return f"{where}: {_quoted(r.quote)}" if r.quote else where
 
 
-def category_counts(chosen: Iterable[GateDecided]) -> str:
-    """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
-    counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
+def category_counts(kinds: Iterable[str]) -> str:
+    """`1 violation, 2 needs a read`: these kinds of stop (`GateDecision.category`), counted."""
+    counts = Counter(kinds)
     return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "disclosure", "inferred", "needs_read", "consent") if counts[c])
 
 
