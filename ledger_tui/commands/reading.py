@@ -27,14 +27,15 @@ def why(
 
     trajectory = resolve_session(trajectory)
     verdicts = tuple(Verdict) if all_decisions or step is not None else (Verdict.REVISE, Verdict.BLOCK)
-    loaded = read_for_why(trajectory, WHY_EXPLAINS, verdicts, more=WHY_DISCLOSES, more_if=withholds)
+    loaded = read_for_why(trajectory, WHY_EXPLAINS, verdicts, more=WHY_DISCLOSES, more_if=withholds, step=step)
     for w in loaded.warnings:
         say(f"warning: {w}", err=True)
     policy = _policy_for(loaded.started.domain if loaded.started else None)
     if step is not None:
         chosen = [e for e in loaded.events if isinstance(e, GateDecided) and e.seq == step]
-        if not chosen:
-            steps = [str(e.seq) for e in loaded.events if isinstance(e, GateDecided)]
+        if not chosen:  # (read again for the steps it lists: only the decision at `step` was validated)
+            every = read_for_why(trajectory, (GateDecided,)).events
+            steps = [str(e.seq) for e in every if isinstance(e, GateDecided)]
             raise LedgerTuiError(
                 f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
             )

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger_tui.engine.errors import TrajectoryError
-from ledger_tui.engine.events import Verdict
+from ledger_tui.engine.events import GateDecided, Verdict
 from ledger_tui.engine.store.index import _indexed, chosen, read_for_why
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, WHY_READS, withholds
@@ -121,6 +121,18 @@ def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_i
     for verdicts in (STOPS, tuple(Verdict)):
         assert _indexed(path.read_bytes(), WHY_EXPLAINS, frozenset(verdicts), WHY_DISCLOSES, withholds) is not None
         assert _fast(path, verdicts) == _full(path, verdicts)
+
+
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.stem)
+def test_why_step_reads_the_one_decision_at_that_step_as_the_full_reader_chooses_it(session):
+    """`why --step N` validates only the decision at step N: of every decision's step, and of a
+    step with none, the same events as the full reader's, chosen at that step."""
+    every = read_trajectory(session, keep=WHY_READS).events
+    steps = [e.seq for e in every if isinstance(e, GateDecided)]
+    for step in [*steps, max(e.seq for e in every) + 1]:
+        fast = read_for_why(session, WHY_EXPLAINS, tuple(Verdict), more=WHY_DISCLOSES, more_if=withholds, step=step)
+        assert fast.events == chosen(every, WHY_EXPLAINS, tuple(Verdict), WHY_DISCLOSES, withholds, step)
+        assert [e.seq for e in fast.events if isinstance(e, GateDecided)] == ([step] if step in steps else [])
 
 
 def test_a_line_why_does_not_read_is_checked_by_its_framing_only(tmp_path):

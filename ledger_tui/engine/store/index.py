@@ -58,12 +58,14 @@ def read_for_why(
     verdicts: Iterable[Verdict] = tuple(Verdict),
     more: tuple[type[Event], ...] = (),
     more_if: Callable[[list[Event]], bool] = lambda events: False,
+    step: int | None = None,
 ) -> LoadedTrajectory:
     """The first event of a trajectory and those of the kinds `keep` names, of its gate decisions
-    only those of `verdicts`, and, if `more_if` holds of those events, also the events of the kinds
-    `more` (all in the file's order); or `read_trajectory`'s sentence. The lines not read are
-    checked by their framing only (see the module's docstring); a file the index does not take is
-    read whole by `read_trajectory`, and its events chosen as above."""
+    only those of `verdicts` (and at `step`, if given: `why --step`), and, if `more_if` holds of
+    those events, also the events of the kinds `more` (all in the file's order); or
+    `read_trajectory`'s sentence. The lines not read are checked by their framing only (see the
+    module's docstring); a file the index does not take is read whole by `read_trajectory`, and its
+    events chosen as above."""
     path = Path(path)
     wanted = frozenset(verdicts)
     try:
@@ -71,11 +73,11 @@ def read_for_why(
     except OSError:
         data = None
     if data is not None:
-        events = _indexed(data, keep, wanted, more, more_if)
+        events = _indexed(data, keep, wanted, more, more_if, step)
         if events is not None:
             return LoadedTrajectory(path, events, [])
     loaded = read_trajectory(path, keep=keep + more)
-    return LoadedTrajectory(path, chosen(loaded.events, keep, wanted, more, more_if), loaded.warnings)
+    return LoadedTrajectory(path, chosen(loaded.events, keep, wanted, more, more_if, step), loaded.warnings)
 
 
 def chosen(
@@ -84,14 +86,17 @@ def chosen(
     verdicts: Iterable[Verdict],
     more: tuple[type[Event], ...] = (),
     more_if: Callable[[list[Event]], bool] = lambda events: False,
+    step: int | None = None,
 ) -> list[Event]:
     """Of every event of a file read whole (`events`), what `read_for_why` returns: the first event,
-    those of the kinds `keep` names (of the gate's decisions, those of `verdicts`), then, if
-    `more_if` holds of those, the events of the kinds `more` among them."""
+    those of the kinds `keep` names (of the gate's decisions, those of `verdicts`, at `step` if
+    given), then, if `more_if` holds of those, the events of the kinds `more` among them."""
     wanted = frozenset(verdicts)
 
     def kept(event: Event) -> bool:
-        return isinstance(event, keep) and (not isinstance(event, GateDecided) or event.decision.verdict in wanted)
+        if not isinstance(event, GateDecided):
+            return isinstance(event, keep)
+        return isinstance(event, keep) and event.decision.verdict in wanted and step in (None, event.seq)
 
     base = [e for i, e in enumerate(events) if i == 0 or kept(e)]
     if not more or not more_if(base):
@@ -105,6 +110,7 @@ def _indexed(
     verdicts: frozenset[Verdict],
     more: tuple[type[Event], ...],
     more_if: Callable[[list[Event]], bool],
+    step: int | None = None,
 ) -> list[Event] | None:
     """`read_for_why`'s events of a trajectory's bytes; None if a line is not as ledger-tui writes
     it, out of order, or a line read is not a valid event (the full reader then says which)."""
@@ -129,7 +135,7 @@ def _indexed(
         lines = list(compress(lines, map(not_, map(itemgetter(5), lines))))  # (the lines never read, dropped)
         del seqs
         try:
-            return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if)
+            return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if, step)
         except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
             return None
 
@@ -143,9 +149,10 @@ def _read(
     more_kinds: frozenset[bytes],
     verdicts: frozenset[Verdict],
     more_if: Callable[[list[Event]], bool],
+    step: int | None,
 ) -> list[Event] | None:
     """The events `_indexed` returns, validated from the lines it found that may be read (`last`:
-    where the file's last line starts); None where the full reader would refuse or warn (ValueError
+    where the file's last line starts; `step`: the only decision explained, if given); None where the full reader would refuse or warn (ValueError
     from a line that is not a valid event)."""
     first = _validated(data[:first_end])
     if not isinstance(first, SessionStarted) or not OLDEST_SCHEMA <= first.schema_version <= SCHEMA_VERSION:
@@ -155,7 +162,8 @@ def _read(
     proposed: dict[bytes, int] = {}  # the calls proposed, and where
     decided: set[bytes] = set()
     decides = b"gate_decision" in kept_kinds
-    for start, _seq, decides_call, kind, proposes, _never in lines:
+    at = None if step is None else str(step).encode()  # (as the index reads a line's number)
+    for start, seq, decides_call, kind, proposes, _never in lines:
         if proposes:  # a proposal not kept: its id (without escapes: `_index`)
             proposed.setdefault(proposes[:-1], start)
             continue
@@ -165,8 +173,9 @@ def _read(
         end = _end(data, start)
         event = None
         if decides_call or kind == b"gate_decision":  # checked in order, read if of a verdict asked for
-            call, verdict = _decision(data, start, end, decides_call, verdicts if decides else frozenset())
-            if verdict in verdicts and decides:
+            explained = decides and at in (None, seq)
+            call, verdict = _decision(data, start, end, decides_call, verdicts if explained else frozenset())
+            if verdict in verdicts and explained:
                 event = _validated(data[start:end])
                 if not isinstance(event, GateDecided) or event.decision.call.id.encode("utf-8", "surrogatepass") != call:
                     return None  # (a line with a key twice: the full reader says what it reads)
@@ -174,7 +183,7 @@ def _read(
             if call in decided or proposed.get(call, start) >= start:
                 return None  # decided twice, or before it is proposed
             decided.add(call)
-            if verdict not in verdicts or not decides:
+            if verdict not in verdicts or not explained:
                 continue
         event = event or _validated(data[start:end])
         if isinstance(event, ToolCallProposed):
