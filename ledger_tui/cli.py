@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import errno
 import functools
-import os
 import sys
 from typing import Any, Callable
 
 import typer
 
 from ledger_tui.commands import domains, evaluation, export, reading, running
-from ledger_tui.commands.shared import holding, say
+from ledger_tui.commands.shared import say
 from ledger_tui.engine.errors import LedgerTuiError
 
 app = typer.Typer(
@@ -113,10 +112,6 @@ def write_error(exc: OSError, command: str) -> str:
 def main() -> None:
     try:
         app()
-    except SystemExit as exc:
-        if holding():
-            _exit_now(exc)
-        raise
     except LedgerTuiError as exc:
         say(f"error: {exc}", err=True)
         sys.exit(2)
@@ -129,21 +124,6 @@ def main() -> None:
     except KeyboardInterrupt:
         say(INTERRUPTED, err=True)
         sys.exit(130)
-
-
-def _exit_now(exc: SystemExit) -> None:
-    """End the process with `exc`'s status once its output is written, without freeing memory or
-    running the interpreter's clean-up (`shared.hold_until_exit`: a command that holds a long read
-    and starts no thread or child). Returns where Python's own exit must run: a status that is not
-    a number, or output that cannot be flushed (a closed pipe), which Python reports."""
-    if exc.code is not None and not isinstance(exc.code, int):
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    os._exit(exc.code or 0)
 
 
 if __name__ == "__main__":

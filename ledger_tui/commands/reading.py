@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from ledger_tui.commands.shared import check_mode, hold_until_exit, say, tui_status
+from ledger_tui.commands.shared import check_mode, say, tui_status
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.examples import resolve_session
 from ledger_tui.explain import plural
@@ -67,7 +67,6 @@ def why(
         parts = [f"{plural(len(stops), 'stopped write')}: {category_counts(stops)}"] if stops else []
         parts += [f"{plural(withheld, 'read')} of another customer's record (withheld in gated modes)"] if withheld else []
         say("\n" + "; ".join(parts))
-    hold_until_exit(loaded, chosen, asked, out)
 
 
 def _policy_for(domain: str | None) -> str | None:

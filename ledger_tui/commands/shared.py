@@ -31,23 +31,6 @@ def say(line: str = "", err: bool = False) -> None:
     typer.echo(shown(line), err=err)
 
 
-# What a command read and printed from, kept until the process ends (`hold_until_exit`)
-_held: list[object] = []
-
-
-def hold_until_exit(*objects: object) -> None:
-    """Keep what a command read alive to the end, and end the process without freeing it (`cli.main`
-    exits at once once the output is flushed): `why` on a 100,000-event file holds thousands of
-    validated decisions and 64,000 lines, freed one object at a time in 30 ms after the last line is
-    written. Called in-process (typer's CliRunner), the objects are kept until the next call."""
-    _held[:] = objects
-
-
-def holding() -> bool:
-    """Whether a command asked to end without freeing what it read (`hold_until_exit`)."""
-    return bool(_held)
-
-
 FORCE_HELP = "Overwrite files that already exist (without it, an existing file is an error and nothing runs)."
 
 
