@@ -17,9 +17,12 @@ from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError, UnknownDomainError
+
+if TYPE_CHECKING:  # (built on the first load_domain: `why` reads only a policy's text, `policy_text`)
+    from ledger_tui.engine.domain import Domain
 
 HERE = Path(__file__).parent
 ENTRY_POINTS = "ledger_tui.domains"
@@ -67,6 +70,8 @@ def load_domain(name: str) -> Domain:
     ep = plugins().get(name)
     if ep is None:
         raise UnknownDomainError(name, available())
+    from ledger_tui.engine.domain import Domain
+
     where = origin(name)
     try:
         loaded = ep.load()

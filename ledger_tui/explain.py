@@ -12,7 +12,6 @@ import json
 from collections import Counter
 from typing import Any, Iterable
 
-from ledger_tui.engine.domain import clause_text
 from ledger_tui.engine.events import (
     CATEGORY_LABELS,
     AssistantMessage,
@@ -30,6 +29,7 @@ from ledger_tui.engine.events import (
     Verdict,
     asked_of,
 )
+from ledger_tui.engine.policy_text import clause_text
 
 READ_MARK = "needs a read"
 
@@ -39,8 +39,14 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+# `json.dumps(value, ensure_ascii=False, ...)`'s encoders, made once: `json.dumps` with any option
+# makes a new encoder on every call (a long file's explanations quote 26,000 values)
+_quoted = json.JSONEncoder(ensure_ascii=False).encode
+_short_text = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True).encode
+
+
 def short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    text = _short_text(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -87,12 +93,12 @@ def check_label(p: PredicateResult, arrow: str = "→") -> str:
 def stated_where(r: EvidenceRead) -> str:
     """Where a stated fact came from: the customer's message (its step) and their words."""
     where = "stated by the customer" + (f" at step {r.source_seq}" if r.source_seq is not None else "")
-    return f"{where}: {json.dumps(r.quote, ensure_ascii=False)}" if r.quote else where
+    return f"{where}: {_quoted(r.quote)}" if r.quote else where
 
 
-def category_counts(chosen: Iterable[GateDecided]) -> str:
-    """`1 violation, 2 needs a read`: the kinds of stop among these decisions (stops only)."""
-    counts = Counter(e.decision.category() for e in chosen if e.decision.verdict != Verdict.ALLOW)
+def category_counts(kinds: Iterable[str]) -> str:
+    """`1 violation, 2 needs a read`: these kinds of stop (`GateDecision.category`), counted."""
+    counts = Counter(kinds)
     return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "disclosure", "inferred", "needs_read", "consent") if counts[c])
 
 
@@ -158,7 +164,7 @@ def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None,
     else:
         ran = f"; ran as {', '.join(answer.runs)}" if answer.runs else "; nothing on it ran"
         lines.append(f"{indent}answered at step {answer.seq}: {answer.answer} ({answer.reason}){ran}")
-        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
     return lines
 
 
@@ -182,7 +188,7 @@ def question_lines(question: QuestionRequested, answer: QuestionAnswered | None,
         else:
             got = f"unclear ({answer.reason}); nothing recorded"
         lines.append(f"{indent}answered at step {answer.seq}: {got}")
-        lines.append(f"{indent}  the customer's words: {json.dumps(answer.quote, ensure_ascii=False)}")
+        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
     return lines
 
 
@@ -206,13 +212,18 @@ def waits_lines(events: list[Event], call_id: str, indent: str = "  ") -> list[s
     return lines
 
 
-# What `why` reads of a trajectory (`read_trajectory(path, keep=WHY_READS)`): the decisions, the
-# cards and questions they waited on, and for a withheld read its result and what the agent said
-# after it; at 100,000 events, a third of them
-WHY_READS = (
-    SessionStarted, GateDecided, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered,
-    ToolResult, AssistantMessage,
-)
+# What `why` reads of a trajectory: the decisions, the cards and questions they waited on
+# (WHY_EXPLAINS), and for a withheld read its result and what the agent said after it
+# (WHY_DISCLOSES, read only if a decision it explains withholds a read: `withholds`); at 100,000
+# events, a few percent of them, then a third (`read_for_why`).
+WHY_EXPLAINS = (SessionStarted, GateDecided, ConfirmationRequested, ConfirmationAnswered, QuestionRequested, QuestionAnswered)
+WHY_DISCLOSES = (ToolResult, AssistantMessage)
+WHY_READS = WHY_EXPLAINS + WHY_DISCLOSES
+
+
+def withholds(events: Iterable[Event]) -> bool:
+    """Whether a decision among these withholds a read (its lines need `WHY_DISCLOSES`)."""
+    return any(isinstance(e, GateDecided) and e.decision.category() == "disclosure" for e in events)
 
 
 def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.REVISE, Verdict.BLOCK)) -> list[GateDecided]:

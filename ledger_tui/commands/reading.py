@@ -22,23 +22,24 @@ def why(
 ) -> None:
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
-    from ledger_tui.engine.store.trajectories import read_trajectory
-    from ledger_tui.explain import WHY_READS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines
+    from ledger_tui.engine.store.index import read_for_why
+    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines, withholds
 
     trajectory = resolve_session(trajectory)
-    loaded = read_trajectory(trajectory, keep=WHY_READS)
+    verdicts = tuple(Verdict) if all_decisions or step is not None else (Verdict.REVISE, Verdict.BLOCK)
+    loaded = read_for_why(trajectory, WHY_EXPLAINS, verdicts, more=WHY_DISCLOSES, more_if=withholds, step=step)
     for w in loaded.warnings:
         say(f"warning: {w}", err=True)
     policy = _policy_for(loaded.started.domain if loaded.started else None)
     if step is not None:
         chosen = [e for e in loaded.events if isinstance(e, GateDecided) and e.seq == step]
-        if not chosen:
-            steps = [str(e.seq) for e in loaded.events if isinstance(e, GateDecided)]
+        if not chosen:  # (read again for the steps it lists: only the decision at `step` was validated)
+            every = read_for_why(trajectory, (GateDecided,)).events
+            steps = [str(e.seq) for e in every if isinstance(e, GateDecided)]
             raise LedgerTuiError(
                 f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
             )
     else:
-        verdicts = tuple(Verdict) if all_decisions else (Verdict.REVISE, Verdict.BLOCK)
         chosen = decisions(loaded.events, verdicts)
     if not chosen:
         mode = loaded.started.mode if loaded.started else ""
@@ -50,19 +51,21 @@ def why(
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
     asked = asks_and_answers(loaded.events)
+    kinds = [e.decision.category() for e in chosen]  # (asked once of each decision: 5 µs a time)
     out: list[str] = []  # said at once: a long file's thousands of explanations, one write
-    for i, event in enumerate(chosen):
+    for i, (event, kind) in enumerate(zip(chosen, kinds)):
         if i:
             out.append("")
         out.extend(explain_decision(event, policy))
         out.extend(waits_lines(asked, event.decision.call.id))
-        out.extend(disclosure_lines(loaded.events, event))
+        if kind == "disclosure":
+            out.extend(disclosure_lines(loaded.events, event))
     say("\n".join(out))
-    stops = [e for e in chosen if e.decision.verdict != Verdict.ALLOW and e.decision.category() != "disclosure"]
-    withheld = [e for e in chosen if e.decision.category() == "disclosure"]
+    stops = [kind for e, kind in zip(chosen, kinds) if e.decision.verdict != Verdict.ALLOW and kind != "disclosure"]
+    withheld = kinds.count("disclosure")
     if len(chosen) > 1 and (stops or withheld):
         parts = [f"{plural(len(stops), 'stopped write')}: {category_counts(stops)}"] if stops else []
-        parts += [f"{plural(len(withheld), 'read')} of another customer's record (withheld in gated modes)"] if withheld else []
+        parts += [f"{plural(withheld, 'read')} of another customer's record (withheld in gated modes)"] if withheld else []
         say("\n" + "; ".join(parts))
 
 

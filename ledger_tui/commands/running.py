@@ -46,6 +46,8 @@ def run(
     """Run a scripted session (or a task with the gold agent) through the loop, gate and environment.
 
     A script observes consent as it says ("consent", default text); the gold agent on cards."""
+    import asyncio  # (here, not at the top: every command imports this module, `why` among them)
+
     from ledger_tui.domains import load_domain
     from ledger_tui.eval.outputs import check_new
 
@@ -308,6 +310,8 @@ def play(
 def _play_fork(d, recorded, path: Path, step: int | None, model, helper, db: Path | None, out: Path) -> int:
     """Rebuild the recorded run up to the turn of `step` and open play on it; the file reserved
     for it is removed when it cannot be forked."""
+    import asyncio
+
     from ledger_tui.engine.events import UserMessage
     from ledger_tui.engine.fork import fork
     from ledger_tui.engine.model.models import NoModel
@@ -333,6 +337,8 @@ def mcp_proxy(
     out: Optional[Path] = typer.Option(None, "--out", help="Write the gate's trajectory here after every call (ledger-tui why reads it)."),
 ) -> None:
     """Serve an MCP server's tools through the gate on stdio: reads absorbed, writes gated, others refused."""
+    import asyncio
+
     from ledger_tui.adapters._core import load_policy, require
 
     require("mcp", "the MCP Python SDK (mcp)")

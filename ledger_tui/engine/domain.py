@@ -8,8 +8,6 @@ Reading one domain folder shows its whole policy surface.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +22,7 @@ from ledger_tui.engine.conversation.speaker import any_given_for_another
 from ledger_tui.engine.conversation.text import names
 from ledger_tui.engine.conversation.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
 from ledger_tui.engine.conversation.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
+from ledger_tui.engine.policy_text import clause_text  # noqa: F401  (the domains' tests and the Why screen import it from here)
 
 if TYPE_CHECKING:
     from ledger_tui.engine.disclosure import ReadGate
@@ -378,21 +377,3 @@ class _no_gc:
 
         if self._was_enabled:
             gc.enable()
-
-
-@functools.lru_cache(maxsize=512)
-def clause_text(policy: str, clause: str) -> str:
-    """The policy paragraph tagged `[clause]` in policy.md (the tag starts a bullet or paragraph).
-    Kept once found: `why` asks it of the same few clauses for each of thousands of decisions."""
-    tag = f"[{clause}]"
-    lines = policy.splitlines()
-    for i, line in enumerate(lines):
-        if tag in line:
-            out = [line.strip()]
-            for nxt in lines[i + 1 :]:
-                s = nxt.strip()
-                if not s or s.startswith(("-", "*", "#")) or re.match(r"^\d+\.", s) or "[" in s[:3]:
-                    break
-                out.append(s)
-            return " ".join(out).replace(f"**{tag}**", tag).lstrip("-* ")
-    return ""

@@ -4,10 +4,12 @@ without holding its text whole reads the same. The figures are `benchmarks/cold_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided
@@ -126,3 +128,19 @@ def test_a_line_why_does_not_keep_is_still_checked(tmp_path):
         with pytest.raises(TrajectoryError) as kept:
             read_trajectory(path, keep=WHY_READS)
         assert str(kept.value) == str(whole.value) and f"Line {at + 1} of damaged.jsonl" in str(whole.value)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(alphabet='ab"\\\n\u00e9\u201c', max_size=30) | st.dates(),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(alphabet="abZ\u00e9", max_size=12), inner, max_size=6),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+@given(value=JSON_VALUES, limit=st.sampled_from([1, 2, 10, 100, 120, 160]))
+def test_why_quotes_a_value_as_json_dumps_with_its_options_did(value, limit):
+    from ledger_tui.explain import short
+
+    whole = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    assert short(value, limit) == (whole if len(whole) <= limit else whole[: limit - 1] + "…")

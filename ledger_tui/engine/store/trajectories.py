@@ -11,7 +11,6 @@ A bad line in the middle is an error that names the line.
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import functools
 import gc
@@ -31,6 +30,8 @@ from ledger_tui.engine.outside import shown
 from ledger_tui.engine.store.reading import EVENT_DEPTH, MAX_LINE_BYTES, decoded, json_lines, line_problem, read_bytes, words
 
 if TYPE_CHECKING:
+    import asyncio  # (imported where a line is written: `why` imports this module, and never writes)
+
     from ledger_tui.engine.store.lazy import LazyEvents
 
 # The oldest schema read. Older versions read as they are: version 2 only added event kinds
@@ -110,6 +111,8 @@ class TrajectoryWriter:
         try:
             self._file.write(line + "\n")
             if self._flush is None:
+                import asyncio
+
                 try:
                     self._flush = asyncio.get_running_loop().call_soon(self._flushed)
                 except RuntimeError:  # no event loop: nothing waits, so it goes now
