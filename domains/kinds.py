@@ -7,7 +7,7 @@ kinds, `tool_kinds.json` in its folder, written from the built domain with the d
 files that declare its tools (its `__init__.py` and the module of each tool's function). The table
 is used only while those files are the bytes it was written from: an edited tool, a new one, a
 module moved, and the domain is built instead, as it is for a domain that has no table (one another
-package registers). tests/test_tool_kinds.py keeps every shipped table equal to its built domain.
+package registers). tests/domains/test_tool_kinds.py keeps every shipped table equal to its built domain.
 
 Write the tables again after changing a domain's tools: `python -m ledger_tui.domains.kinds`.
 """
