@@ -73,6 +73,7 @@ def pytest_configure(config):
         config.option.loadscopereorder = False  # the order below, not the number of tests a file has
 
 
+@pytest.hookimpl(optionalhook=True)  # (tests/smoke runs where pytest-xdist is not installed)
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (the README's command): one worker more than the cores this process may run on.
     A third of the suite's wall time on two cores was its workers waiting (a Textual app's pauses
