@@ -304,6 +304,32 @@ def _trajectory(data: bytes, folder: Path) -> None:
     read_trajectory(_write(folder, "t.jsonl", data))
 
 
+def _trajectory_lazy(data: bytes, folder: Path) -> None:
+    """What a replay reads (`read_trajectory(lazy=True)`): every event read back from its line, and
+    the state at the last step and at the first."""
+    from ledger_tui.engine.store.trajectories import read_trajectory
+
+    events = read_trajectory(_write(folder, "t.jsonl", data), lazy=True).events
+    list(events)
+    timeline = getattr(events, "timeline", None)
+    if timeline is not None:
+        timeline.final
+        timeline.at(0)
+
+
+def _why(data: bytes, folder: Path) -> None:
+    """What `why --all` reads and explains: the index's fast path, or the full reader it falls back to."""
+    from ledger_tui.engine.events import Verdict
+    from ledger_tui.engine.store.index import read_for_why
+    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, asks_and_answers, decisions, explain_decision, waits_lines, withholds
+
+    loaded = read_for_why(_write(folder, "t.jsonl", data), WHY_EXPLAINS, tuple(Verdict), more=WHY_DISCLOSES, more_if=withholds)
+    asked = asks_and_answers(loaded.events)
+    for event in decisions(loaded.events, tuple(Verdict)):
+        explain_decision(event, None)
+        waits_lines(asked, event.decision.call.id)
+
+
 def _trajectory_folder(data: bytes, folder: Path) -> None:
     """A folder of trajectories (as import-tau2 leaves one) through report, audit, browse's index
     and `why`'s explanations."""
@@ -463,6 +489,8 @@ def readers() -> list[Reader]:
     out = [
         Reader("trajectory", jsonl_file(_trajectory_seeds()), _trajectory),
         Reader("trajectory folder", jsonl_file(_trajectory_seeds()), _trajectory_folder),
+        Reader("trajectory, lazy (replay)", jsonl_file(_trajectory_seeds()), _trajectory_lazy),
+        Reader("trajectory, why", jsonl_file(_trajectory_seeds()), _why),
         Reader("script", json_file(scripts), _script),
         Reader("task file", json_file(tasks), _tasks),
     ]

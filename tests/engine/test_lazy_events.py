@@ -90,3 +90,15 @@ def test_a_state_of_a_lazy_read_branches_as_an_eager_one_does():
     branched = advance(before, events[said])
     assert branched.conversation[-1] == eager[said] and branched.conversation[:-1] == before.conversation[:]
     assert timeline.final == final == reference.final and timeline.at(middle) == reference.at(middle)
+
+
+def test_a_step_number_past_64_bits_reads_lazily_as_it_reads_eagerly(tmp_path):
+    # valid JSON and a valid event (a seq is any whole number): the lazy read kept seqs in a 64-bit
+    # array and raised OverflowError where the eager read, and the replay's refusal, had none
+    lines = (SESSIONS / "airline-cancel-blocked.jsonl").read_text(encoding="utf-8").splitlines()
+    last = lines[-1].replace(lines[-1].split(",", 1)[0], '{"seq":' + str(2**70), 1)
+    path = tmp_path / "huge-seq.jsonl"
+    path.write_text("\n".join([*lines[:-1], last]) + "\n", encoding="utf-8")
+    events = read_trajectory(path, lazy=True).events
+    assert list(events) == read_trajectory(path).events
+    assert events[-1].seq == 2**70 and step_of(events, 2**70) == len(events) - 1

@@ -37,7 +37,7 @@ class LazyEvents(Sequence[Event]):
         self._held: list[Event] = []  # the events read as text, after those read from bytes
         self._cache: OrderedDict[int, Event] = OrderedDict()
         self.kinds: list[type[Event]] = []
-        self.seqs = array("q")
+        self.seqs: array[int] | list[int] = array("q")
         # of each gate decision, by position: its verdict and category (what the gate log counts
         # and filters by, and the replay bar marks)
         self.verdicts: dict[int, tuple[Verdict, str]] = {}
@@ -60,7 +60,10 @@ class LazyEvents(Sequence[Event]):
             self._starts.append(span[0])
             self._ends.append(span[1])
         self.kinds.append(type(event))
-        self.seqs.append(event.seq)
+        try:
+            self.seqs.append(event.seq)
+        except OverflowError:  # a seq past 64 bits (valid JSON, a valid event): kept as Python ints
+            self.seqs = [*self.seqs, event.seq]
         if isinstance(event, GateDecided):
             self.verdicts[index] = (event.decision.verdict, event.decision.category())
         elif isinstance(event, ToolCallProposed):
