@@ -63,26 +63,39 @@ def read_bytes(
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise error(f"{Path(path)} is a folder, not a file; {fix}.")
+            raise error(_a_folder(path, fix))
         if not stat.S_ISREG(info.st_mode):  # a pipe: read on up to the limit
             data = _up_to(fd, limit + 1)
         elif info.st_size > limit:
-            raise error(f"{Path(path)} is larger than {_size(limit)}, the most ledger-tui reads; {fix}.")
+            raise error(_too_large(path, limit, fix))
         else:
             # a file's own size, not the limit: asked for `limit + 1` bytes, a read allocates that
             # much first (1 GB); a file that grew since is read on up to the limit
             data = _up_to(fd, info.st_size + 1)
             if len(data) > info.st_size:
                 data += _up_to(fd, limit + 1 - len(data))
-    except PermissionError:
-        raise error(f"{Path(path)} cannot be read (permission denied); check its permissions.") from None
     except OSError as exc:
-        raise error(f"{Path(path)} cannot be read ({exc.strerror or type(exc).__name__}); {fix}.") from None
+        raise error(_unreadable(path, exc, fix)) from None
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise error(f"{Path(path)} is larger than {_size(limit)}, the most ledger-tui reads; {fix}.")
+        raise error(_too_large(path, limit, fix))
     return data
+
+
+# read_bytes's sentences, one place for both of its ways (a file opened, one that would not open)
+def _a_folder(path: Path | str, fix: str) -> str:
+    return f"{Path(path)} is a folder, not a file; {fix}."
+
+
+def _too_large(path: Path | str, limit: int, fix: str) -> str:
+    return f"{Path(path)} is larger than {_size(limit)}, the most ledger-tui reads; {fix}."
+
+
+def _unreadable(path: Path | str, exc: OSError, fix: str) -> str:
+    if isinstance(exc, PermissionError):
+        return f"{Path(path)} cannot be read (permission denied); check its permissions."
+    return f"{Path(path)} cannot be read ({exc.strerror or type(exc).__name__}); {fix}."
 
 
 def _up_to(fd: int, size: int) -> bytes:
@@ -103,9 +116,9 @@ def _unopened(path: Path, error: type[LedgerTuiError], fix: str, missing: str | 
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
-            raise error(f"{path} is a folder, not a file; {fix}.")
+            raise error(_a_folder(path, fix))
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            raise error(f"{path} is larger than {_size(limit)}, the most ledger-tui reads; {fix}.")
+            raise error(_too_large(path, limit, fix))
         with path.open("rb") as fh:
             data = fh.read(min(info.st_size, limit) + 1) if stat.S_ISREG(info.st_mode) else b""
             if len(data) > info.st_size or not stat.S_ISREG(info.st_mode):
@@ -113,13 +126,11 @@ def _unopened(path: Path, error: type[LedgerTuiError], fix: str, missing: str | 
     except FileNotFoundError:
         raise error(missing or f"{path} does not exist; {fix}.") from None
     except IsADirectoryError:
-        raise error(f"{path} is a folder, not a file; {fix}.") from None
-    except PermissionError:
-        raise error(f"{path} cannot be read (permission denied); check its permissions.") from None
+        raise error(_a_folder(path, fix)) from None
     except OSError as exc:
-        raise error(f"{path} cannot be read ({exc.strerror or type(exc).__name__}); {fix}.") from None
+        raise error(_unreadable(path, exc, fix)) from None
     if len(data) > limit:
-        raise error(f"{path} is larger than {_size(limit)}, the most ledger-tui reads; {fix}.")
+        raise error(_too_large(path, limit, fix))
     return data
 
 
