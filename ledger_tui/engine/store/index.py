@@ -123,17 +123,22 @@ def _indexed(
         return None
     kept_kinds, more_kinds, _ = kinds = _kinds_of(keep, more)
     with _collector_paused():  # (100,000 tuples, then the events: no cycles to look for)
-        # of each line after the first: (where it starts, its number, the id of the call it decides,
-        # its kind if it may be read, the id of the call it proposes, its kind if it is never read)
-        lines = [(m.start() + 2, m[1], m[2], m[3], m[4], m[5]) for m in _index(kinds).finditer(data, first_end - 1)]
-        if len(lines) != data.count(b"\n", first_end) - data.endswith(b"\n"):
+        # of each line after the first: (its number, the id of the call it decides, its kind if it
+        # may be read, the id of the call it proposes, its kind if it is never read); `findall`
+        # makes these tuples without a match object for each line (a third less time)
+        found = _index(kinds).findall(data, first_end - 1)
+        starts = _line_starts(data, first_end)
+        if len(found) != len(starts):
             return None  # a line that does not begin, or a line before it that does not end, as written
-        seqs = [int(head[1]), *map(int, map(itemgetter(1), lines))]
+        # (each match holds one line break, so with as many matches as line breaks the n-th is the
+        # n-th line's beginning)
+        seqs = [int(head[1]), *map(int, map(itemgetter(0), found))]
         if not all(map(lt, seqs, seqs[1:])):
             return None
-        last = lines[-1][0] if lines else 0
-        lines = list(compress(lines, map(not_, map(itemgetter(5), lines))))  # (the lines never read, dropped)
-        del seqs
+        last = starts[-1] if starts else 0
+        read = list(map(not_, map(itemgetter(4), found)))  # (the lines never read, dropped)
+        lines = [(start, *line) for start, line in zip(compress(starts, read), compress(found, read))]
+        del seqs, found, starts
         try:
             return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if, step)
         except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
@@ -197,6 +202,18 @@ def _read(
     events.extend((start, _validated(data[start : _end(data, start)])) for start in extra)
     events.sort(key=itemgetter(0))
     return [event for _, event in events]
+
+
+def _line_starts(data: bytes, first_end: int) -> list[int]:
+    """Where each line after the first begins (the first ends at `first_end`); a line break that
+    ends the file begins no line."""
+    find, starts = data.find, []
+    add = starts.append
+    at, ends = first_end, len(data) - 1
+    while 0 <= at < ends:
+        add(at + 1)
+        at = find(b"\n", at + 1)
+    return starts
 
 
 def _end(data: bytes, start: int) -> int:
