@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from ledger_tui.engine.events import (
     CATEGORY_LABELS,
     AssistantMessage,
+    Category,
     SessionStarted,
     ToolResult,
     ConfirmationAnswered,
@@ -50,17 +51,19 @@ def short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def category_label(d: GateDecision) -> str:
+def category_label(d: GateDecision, category: Category | None = None) -> str:
     """`allowed`, `violation`, `disclosure` (a read withheld), `inferred from text`, `asks the
-    customer` (held for a card) or `needs a read`."""
-    return CATEGORY_LABELS[d.category()]
+    customer` (held for a card) or `needs a read` (`category`: the decision's, if known)."""
+    return CATEGORY_LABELS[category or d.category()]
 
 
-def verdict_label(d: GateDecision, sep: str = " · ") -> str:
-    """`ALLOW`; a stop says what kind it is: `REVISE · needs a read`, `BLOCK · violation`."""
+def verdict_label(d: GateDecision, sep: str = " · ", category: Category | None = None) -> str:
+    """`ALLOW`; a stop says what kind it is: `REVISE · needs a read`, `BLOCK · violation`
+    (`category`: the decision's, if the caller has it: it is asked once)."""
     if d.verdict == Verdict.ALLOW:
         return d.verdict.value
-    return f"{d.shown_verdict()}{sep}{category_label(d)}"
+    category = category or d.category()
+    return f"{d.shown_verdict(category)}{sep}{category_label(d, category)}"
 
 
 def verdict_tag(d: GateDecision) -> str:
@@ -102,11 +105,14 @@ def category_counts(kinds: Iterable[str]) -> str:
     return ", ".join(f"{counts[c]} {CATEGORY_LABELS[c]}" for c in ("violation", "disclosure", "inferred", "needs_read", "consent") if counts[c])
 
 
-def explain_decision(event: GateDecided, policy: str | None = None, only_failed: bool = False) -> list[str]:
+def explain_decision(
+    event: GateDecided, policy: str | None = None, only_failed: bool = False, category: Category | None = None
+) -> list[str]:
+    """`why`'s lines for one decision (`category`: the decision's, if the caller has it)."""
     d = event.decision
     lines = [
         f"step {event.seq}: {d.call.signature()}  [{d.call.requestor}]",
-        f"  verdict: {verdict_label(d)} — {d.reason}",
+        f"  verdict: {verdict_label(d, category=category)} — {d.reason}",
     ]
     if d.hint:
         lines.append(f"  hint: {d.hint}")

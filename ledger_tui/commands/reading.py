@@ -56,7 +56,7 @@ def why(
     for i, (event, kind) in enumerate(zip(chosen, kinds)):
         if i:
             out.append("")
-        out.extend(explain_decision(event, policy))
+        out.extend(explain_decision(event, policy, category=kind))
         out.extend(waits_lines(asked, event.decision.call.id))
         if kind == "disclosure":
             out.extend(disclosure_lines(loaded.events, event))

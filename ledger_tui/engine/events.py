@@ -18,6 +18,7 @@ facts only the customer can say.
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Iterable, Literal, Union
 
@@ -69,10 +70,7 @@ class ToolCall(Frozen):
 
     def signature(self) -> str:
         """`name(key=value, …)` with JSON values: how calls are shown and suggested."""
-        import json
-
-        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in self.arguments.items())
-        return f"{self.name}({args})"
+        return signature(self.name, self.arguments)
 
 
 class SuggestedCall(Frozen):
@@ -82,7 +80,18 @@ class SuggestedCall(Frozen):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
     def signature(self) -> str:
-        return ToolCall(id="", name=self.name, arguments=self.arguments).signature()
+        return signature(self.name, self.arguments)
+
+
+def signature(name: str, arguments: dict[str, Any]) -> str:
+    """A call's `name(key=value, …)`, each value as `json.dumps(value, ensure_ascii=False)` writes
+    it (one encoder for every value: `json.dumps` with an option makes a new one on each call)."""
+    encode = _ARGUMENT_JSON.encode
+    args = ", ".join(f"{k}={encode(v)}" for k, v in arguments.items())
+    return f"{name}({args})"
+
+
+_ARGUMENT_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 class EvidenceRead(OmitsUnset):
@@ -187,10 +196,13 @@ class GateDecision(Frozen):
             return "consent"
         return "needs_read"
 
-    def shown_verdict(self) -> str:
+    def shown_verdict(self, category: Category | None = None) -> str:
         """The verdict as the workbench and the commands show it: WITHHELD for a read whose result
-        the read gate keeps from the model (it ran; nothing is revised), else the verdict."""
-        return "WITHHELD" if self.verdict == Verdict.REVISE and self.category() == "disclosure" else self.verdict.value
+        the read gate keeps from the model (it ran; nothing is revised), else the verdict
+        (`category`: the decision's, where the caller has it already)."""
+        if self.verdict != Verdict.REVISE:
+            return self.verdict.value
+        return "WITHHELD" if (category or self.category()) == "disclosure" else self.verdict.value
 
     def held(self) -> bool:
         """The call waits for the customer's answer on a card: every other check passed."""
