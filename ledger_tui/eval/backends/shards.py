@@ -270,9 +270,13 @@ async def dispatch(
     watcher = None
     if watched is not None:
         watched.in_flight = lambda: sum(len(lane.inflight) for lane in pool if not lane.gone)
-        watcher = asyncio.ensure_future(wind_down(watched))
     try:
         await backend.begin()
+        # (watched from here: a shard's first message must be its recipe, not a Ctrl-C's stop)
+        if watched is not None:
+            if watched.winding_down.is_set():
+                queue.clear()
+            watcher = asyncio.ensure_future(wind_down(watched))
         for lane in pool:
             feed(lane)
         while any(not lane.gone for lane in pool):
