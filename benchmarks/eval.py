@@ -176,11 +176,30 @@ SESSION_OPTIONS: dict = {"context_window": 131_072}
 
 
 def _cpu() -> float:
-    """CPU seconds of this process and of its children waited for (the workers of the evals done)."""
+    """CPU seconds of this process, of its children waited for, and of multiprocessing's fork
+    server with its children waited for: the workers of the evals done (forked from the fork
+    server where there is one, else spawned by this process)."""
     import resource
 
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + _fork_server_cpu()
+
+
+def _fork_server_cpu() -> float:
+    """CPU seconds of this process's fork server and of the workers it has reaped (0 if none)."""
+    import os
+
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit():
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == os.getpid() and b"multiprocessing.forkserver" in (entry / "cmdline").read_bytes():
+                total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # its own and its children's
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
 
 
 def _actors_cpu() -> float:

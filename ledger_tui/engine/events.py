@@ -18,6 +18,7 @@ facts only the customer can say.
 
 from __future__ import annotations
 
+import inspect
 import json
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Iterable, Literal, Union
@@ -45,19 +46,37 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# A pydantic with `exclude_if` (newer than the 2.7 floor) leaves a field out by its value in its
+# own serializer; with an older one OmitsUnset's serializer does it in Python, which builds a dict
+# of every event first and made an event's line take three times as long. The bytes are the same.
+_OMITTED_BY_PYDANTIC = "exclude_if" in inspect.signature(Field).parameters
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def unset() -> Any:
+    """The default of a field named in its model's `_OMIT_WHEN_NONE`: None, left out of the JSON."""
+    return Field(None, exclude_if=_is_none) if _OMITTED_BY_PYDANTIC else None
+
+
 class OmitsUnset(Frozen):
     """A model with optional facts added after it was first written: they are left out of the
-    JSON while unset, so files that never had them keep their bytes."""
+    JSON while unset, so files that never had them keep their bytes. Each is named in
+    `_OMIT_WHEN_NONE` and defaults to `unset()`."""
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ()
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        for name in self._OMIT_WHEN_NONE:
-            if data.get(name, 0) is None:
-                del data[name]
-        return data
+    if not _OMITTED_BY_PYDANTIC:
+
+        @model_serializer(mode="wrap")
+        def _omit_unset(self, handler: Any) -> dict[str, Any]:
+            data = handler(self)
+            for name in self._OMIT_WHEN_NONE:
+                if data.get(name, 0) is None:
+                    del data[name]
+            return data
 
 
 class ToolCall(Frozen):
@@ -107,7 +126,7 @@ class EvidenceRead(OmitsUnset):
     quote: str | None = None  # a stated fact: the customer's words it came from
     # the record's top-level fields the check used, in the order it first used them (recorded from
     # its accesses to the value; absent in trajectories written before they were recorded)
-    fields: list[str] | None = None
+    fields: list[str] | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("fields",)
 
@@ -128,19 +147,19 @@ class PredicateResult(OmitsUnset):
     needs_read: bool | None = None
     # The check failed only because the customer has not confirmed this exact call on a card: the
     # system asks them (consent mode "card"). None in trajectories written before cards.
-    consent: bool | None = None
+    consent: bool | None = unset()
     # The check decided on what the free-text reader took from words the system did not observe
     # (a yes read from a reply, a reason or a report found in a message): an inferred finding,
     # not a ledger violation. None when it did not (and in trajectories written before).
-    inferred: bool | None = None
+    inferred: bool | None = unset()
     # The check failed only because the customer has not answered a closed question the system
     # asks them (consent mode "card", see questions.py): the ledger path of the answer it needs.
     # None when it did not (and in trajectories written before schema 4).
-    question: str | None = None
+    question: str | None = unset()
     # The read gate (disclosure.py): the check found the read's result is a record of a customer
     # other than the identified one (or of a customer, before anyone is identified), so the result
     # is withheld from the model. None on every write check (and in trajectories written before).
-    withheld: bool | None = None
+    withheld: bool | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "inferred", "question", "withheld")
 
@@ -239,9 +258,9 @@ class SessionStarted(_Event):
     started_at: str | None = None  # wall clock; the only non-deterministic field
     # how the customer's consent is observed in a gated mode: "card" (asked by the system, see
     # cards.py) or "text" (read from the conversation); unset: text (ungated modes, older files)
-    consent: ConsentMode | None = None
+    consent: ConsentMode | None = unset()
     # a fork of a recorded run (fork.py): its parent and the step it branched at; unset otherwise
-    forked_from: ForkedFrom | None = None
+    forked_from: ForkedFrom | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("consent", "forked_from")
 
@@ -261,7 +280,7 @@ class AssistantMessage(_Event):
     # (the calls a confirmed card named, run by the engine with fresh call ids)
     author: Literal["model", "operator", "fixed", "gate"] = "model"
     # why the server stopped, when it said ("length": cut at the completion cap)
-    finish_reason: str | None = None
+    finish_reason: str | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("finish_reason",)
 
@@ -287,7 +306,7 @@ class ToolResult(_Event):
     executed: bool = True  # false when the gate stopped the call and this is its feedback
     # a read that ran but whose result the read gate withheld from the model (`content` says why;
     # the record is in the ledger, withheld from the prompt): see disclosure.py
-    withheld: bool | None = None
+    withheld: bool | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("withheld",)
 
@@ -306,7 +325,7 @@ class LedgerUpdated(_Event):
     quote: str | None = None  # a stated fact: the customer's words it came from
     # read by a call whose result the read gate withheld: in the ledger (the gate's checks read
     # it), left out of the prompt's block until a read shows it to its owner
-    withheld: bool | None = None
+    withheld: bool | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("withheld",)
 
@@ -327,7 +346,7 @@ class TokenUsage(_Event):
     policy_tokens: int = 0
     transcript_tokens: int = 0
     # prompt tokens the server reused from its prefix cache, where it reports them
-    cached_tokens: int | None = None
+    cached_tokens: int | None = unset()
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens",)
 
@@ -351,8 +370,8 @@ class HelperCall(_Event):
     output: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_tokens: int | None = None
-    finish_reason: str | None = None  # "length": the answer was cut at the completion cap
+    cached_tokens: int | None = unset()
+    finish_reason: str | None = unset()  # "length": the answer was cut at the completion cap
 
     _OMIT_WHEN_NONE: ClassVar[tuple[str, ...]] = ("cached_tokens", "finish_reason")
 

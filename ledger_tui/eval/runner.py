@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable, Iterator
 
@@ -87,7 +87,7 @@ async def _run_eval(
     ]
     on_ray = config.backend == "ray" and bool(todo)
     workers = 0 if on_ray else worker_count(config, len(todo))
-    pool = cluster = None
+    pool = cluster = starting = None
     if on_ray:
         from ledger_tui.eval.backends.ray_cluster import Cluster
 
@@ -96,15 +96,19 @@ async def _run_eval(
         from ledger_tui.eval.backends.processes import abandon, check_shardable, spawn
 
         check_shardable(config)
-        pool = spawn(config, workers)  # they start up while this process prepares
+        # they start up while this process prepares (a fork server's first start waits for its imports)
+        starting = asyncio.get_running_loop().run_in_executor(None, spawn, config, workers)
     try:
         _prepare(config, todo, kept)
     except BaseException:
-        if pool is not None:
-            abandon(pool)
+        if starting is not None:
+            with suppress(Exception):
+                abandon(await starting)
         if cluster is not None:
             await cluster.aclose()
         raise
+    if starting is not None:
+        pool = await starting
     lock = asyncio.Lock()
     results = list(kept)
 

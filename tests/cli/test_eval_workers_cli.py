@@ -18,6 +18,7 @@ from benchmarks.eval import responder_for
 from ledger_tui.eval.results import load_results
 from tests.cli.test_cli import ROOT, cli, one_sentence_error
 from tests.loopback import LoopbackServer
+from tests.processes import children, eval_workers, running
 
 TASK = "airline_01_cancel_recent_booking"  # the task benchmarks/eval.py replays
 RUNS = 8
@@ -81,20 +82,6 @@ def start(server, out: Path, *more: str) -> subprocess.Popen[str]:
         start_new_session=True,  # its own process group, as a terminal's foreground job
         env={k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"},
     )
-
-
-def children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def running(pid: int) -> bool:
-    try:
-        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
 
 
 def wait_for_lines(out: Path, n: int, proc: subprocess.Popen[str]) -> None:
@@ -161,7 +148,7 @@ def test_ctrl_c_twice_stops_now_keeps_every_finished_run_leaves_no_process_and_a
     out = tmp_path / "out"
     proc = start(server, out)
     wait_for_lines(out, 2, proc)
-    group = children(proc.pid)
+    group = children(proc.pid) + eval_workers(proc.pid)
     interrupt_once(proc, server)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
@@ -184,7 +171,7 @@ def test_a_killed_worker_is_one_sentence_and_the_runs_finished_are_kept(server, 
     out = tmp_path / "out"
     proc = start(server, out)
     wait_for_lines(out, 2, proc)
-    workers = [p for p in children(proc.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+    workers = eval_workers(proc.pid)
     assert len(workers) == 2
     os.kill(workers[0], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=60)

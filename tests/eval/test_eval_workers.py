@@ -1,6 +1,6 @@
 """eval on several worker processes: the same outputs as one process, one writer, nothing finished
 lost when it is interrupted or a worker dies, no process left behind. The loopback server runs in
-this process (a thread); the workers are real spawned processes."""
+this process (a thread); the workers are real processes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import re
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from ledger_tui.eval.trial import EvalConfig
 from ledger_tui.eval.backends.processes import WorkerError, check_workers, default_workers, shares
 from tests.eval.toy_eval import TASKS, play_both
 from tests.loopback import LoopbackServer
+from tests.processes import eval_workers, running
 from tests.toy_domain import build_toy
 
 RUNS = 16  # two tasks x four trials x two modes
@@ -48,20 +50,8 @@ def config(server, out: Path, workers: int | None, concurrency: int = 4) -> Eval
 
 
 def workers_alive() -> list[int]:
-    """This process's worker processes still running (spawned interpreters, not zombies)."""
-    pids = []
-    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-        try:
-            children = Path(f"/proc/{os.getpid()}/task/{tid}/children").read_text().split()
-        except OSError:
-            continue
-        for pid in children:
-            try:
-                if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text() and "zombie" not in Path(f"/proc/{pid}/status").read_text():
-                    pids.append(int(pid))
-            except OSError:
-                pass
-    return pids
+    """This process's worker processes still running (not zombies)."""
+    return [pid for pid in eval_workers(os.getpid()) if running(pid)]
 
 
 def without_timing(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
@@ -123,6 +113,30 @@ async def test_two_workers_write_what_one_process_writes(tmp_path):
     assert len(one) == len(two) == len(seen) == RUNS
     assert without_timing(tmp_path / "one") == without_timing(tmp_path / "two")
     assert sorted(r.key() for r in two) == sorted(r.key() for r in seen)
+    assert workers_alive() == []
+
+
+@dataclass(frozen=True)
+class ToyMarked:
+    """build_toy, in a worker that sees LEDGER_TUI_TEST_MARK set to `mark` (else it cannot set up)."""
+
+    mark: str
+
+    def __call__(self):
+        seen = os.environ.get("LEDGER_TUI_TEST_MARK")
+        if seen != self.mark:
+            raise RuntimeError(f"the worker saw LEDGER_TUI_TEST_MARK={seen!r}, not {self.mark!r}")
+        return build_toy()
+
+
+async def test_a_worker_sees_the_environment_of_its_eval_not_the_fork_servers(tmp_path, monkeypatch):
+    with LoopbackServer(steady) as server:
+        monkeypatch.setenv("LEDGER_TUI_TEST_MARK", "first")
+        first = await run_eval(replace(config(server, tmp_path / "first", workers=2), domain_source=ToyMarked("first")))
+        # the fork server, if there is one, is running now, with "first" (or no mark) in its environment
+        monkeypatch.setenv("LEDGER_TUI_TEST_MARK", "second")
+        second = await run_eval(replace(config(server, tmp_path / "second", workers=2), domain_source=ToyMarked("second")))
+    assert len(first) == len(second) == RUNS
     assert workers_alive() == []
 
 

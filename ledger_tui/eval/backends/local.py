@@ -12,6 +12,24 @@ from ledger_tui.eval.results import TrialResult
 from ledger_tui.eval.trial import EvalConfig, run_one
 
 
+# The cyclic collector's young generation while runs are in flight, in allocations (Python's is
+# 700). With 128 sessions at once, a 2-second airline eval made ~140 young, ~12 middle and one full
+# collection: 0.15-0.25 s of the 0.9-1.3 s of CPU it took, the full one a pause of 0.12-0.14 s for
+# every session. With this, two young collections of about 20 ms.
+RUNS_YOUNG_GENERATION = 50_000
+
+
+def collect_for_runs() -> tuple[int, ...]:
+    """Set the collector for runs in flight: what exists now, what every run shares (the pristine
+    database, the gold states), frozen out of it, and its young generation collected less often.
+    Returns the thresholds it had."""
+    thresholds = gc.get_threshold()
+    young, *older = thresholds
+    gc.freeze()
+    gc.set_threshold(max(young, RUNS_YOUNG_GENERATION), *older)
+    return thresholds
+
+
 async def run_local(
     config: EvalConfig,
     todo: list[tuple[Task, int, str]],
@@ -40,7 +58,7 @@ async def run_local(
 
     if on_start is not None:
         on_start()
-    gc.freeze()
+    thresholds = collect_for_runs()
     pending: list[asyncio.Task[None]] = []
     try:
         for t, n, m in todo:
@@ -57,4 +75,5 @@ async def run_local(
         await asyncio.gather(*pending, return_exceptions=True)
         raise
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()

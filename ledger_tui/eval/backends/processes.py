@@ -2,8 +2,12 @@
 
 The harness costs CPU per model call (the client, the gate, the environment, grading), so one
 process stops keeping up with the model's latency somewhere past 64 sessions. `--workers N` starts N
-processes (multiprocessing's `spawn`: a fresh interpreter, no state shared with the parent), each
-with its own event loop and model clients, and gives each a share of `--concurrency`. The parent
+processes, each with its own event loop and model clients, and gives each a share of `--concurrency`.
+They are forked from multiprocessing's fork server, a process of their own that loads the modules
+every worker needs once (the `openai` SDK alone takes 0.3-1 s of CPU to import) and shares no state
+with the parent: a worker starts with them loaded, and a second eval's workers in the same process
+start in a fraction of the first's time (where there is no fork server, on Windows, `spawn`: a fresh
+interpreter each). A worker takes the parent's environment as it is when the worker starts. The parent
 stays the one writer: it hands out runs one at a time as a worker has a free session (so a worker
 with short runs takes more of them), and each finished run comes back over the worker's pipe to be
 appended to results.jsonl and counted on the progress bar exactly as a run of its own. A worker
@@ -116,8 +120,9 @@ class Tau2DomainSource:
 
 
 # What every shard of an LLM eval loads before its first run, heaviest last (the model client:
-# `openai` alone takes a worker 0.3-1 s to import): loaded while the worker waits for its recipe
-# (the parent is still preparing the eval), so that time overlaps the parent's instead of following it.
+# `openai` alone takes 0.3-1 s to import): loaded once by the fork server, or, by a spawned worker,
+# while it waits for its recipe (the parent is still preparing the eval), so that time overlaps
+# the parent's instead of following it.
 PRELOAD = ("ledger_tui.eval.trial", "ledger_tui.engine.agents.gold", "ledger_tui.engine.model.transport")
 
 
@@ -137,9 +142,13 @@ def _preload(conn: Any) -> None:
             tls_context()
 
 
-def worker_main(conn: Any) -> None:
+def worker_main(conn: Any, environ: dict[str, str] | None = None) -> None:
     """A worker process: build the config the parent sends first, then run what it sends until
-    told to stop."""
+    told to stop. `environ`: the parent's environment (the fork server's is as it was when it
+    started)."""
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
     # Ctrl-C goes to every process of the terminal's group: the parent decides what stops
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _preload(conn)
@@ -237,15 +246,33 @@ def check_shardable(config: EvalConfig) -> None:
 def spawn(config: EvalConfig, workers: int) -> list[_Worker]:
     """Start the worker processes. Each loads its modules, then waits for its recipe, so they start
     up while this process prepares the eval (run_sharded sends the recipes); `abandon` ends them
-    if the eval stops before."""
+    if the eval stops before. The first start of the fork server waits for its imports: the
+    runner calls this in a thread."""
     import multiprocessing
 
-    context = multiprocessing.get_context("spawn")
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # (as spawn does, the parent's __main__ is loaded as __mp_main__: what it defines unpickles)
+        context.set_forkserver_preload(["__main__", *PRELOAD])
+    else:
+        context = multiprocessing.get_context("spawn")
     pool: list[_Worker] = []
+    # Ctrl-C reaches every process of the terminal's group, and this process decides what stops: the
+    # processes started here (the fork server, spawned workers) start with it blocked, as the
+    # blocked signals of the thread that starts them are theirs from their first instruction (a
+    # worker's own SIG_IGN comes after its imports, the fork server's after its preloads: a Ctrl-C
+    # during them printed a traceback). In this process it is only held until they are started.
+    # (multiprocessing's resource tracker is started first: starting it unblocks the signal.)
+    held = None
+    if hasattr(signal, "pthread_sigmask"):
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         for number, slots in enumerate(shares(config.concurrency, workers), start=1):
             mine, theirs = context.Pipe(duplex=True)
-            process = context.Process(target=worker_main, args=(theirs,), name=f"ledger-tui eval worker {number}", daemon=True)
+            process = context.Process(target=worker_main, args=(theirs, dict(os.environ)), name=f"ledger-tui eval worker {number}", daemon=True)
             try:
                 process.start()
             except OSError as exc:
@@ -255,6 +282,9 @@ def spawn(config: EvalConfig, workers: int) -> list[_Worker]:
     except BaseException:
         abandon(pool)
         raise
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return pool
 
 

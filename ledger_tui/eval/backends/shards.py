@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import pickle
 from collections import deque
 from collections.abc import Callable
@@ -138,8 +137,10 @@ class Shard:
         return cls(spec.build(out), spec.warm)
 
     async def prepare(self) -> tuple:
-        """What every run shares, built before the runs and frozen out of the garbage collector (as
-        run_eval does in one process): `("ready",)`, or `("setup_failed", ...)`."""
+        """What every run shares, built before the runs and frozen out of the garbage collector, and
+        the collector set for runs in flight (as run_eval does in one process, for the shard's
+        life): `("ready",)`, or `("setup_failed", ...)`."""
+        from ledger_tui.eval.backends.local import collect_for_runs
         from ledger_tui.eval.grade import tau2_gold_digests
 
         config = self.config
@@ -149,7 +150,7 @@ class Shard:
         except BaseException as exc:  # noqa: BLE001 - said by the writer in one sentence
             return setup_failed(exc)
         await _warm(config, self.warm)
-        gc.freeze()
+        collect_for_runs()
         return ("ready",)
 
     async def run(self, index: int, position: int, trial: int, mode: str) -> tuple:
@@ -270,9 +271,13 @@ async def dispatch(
     watcher = None
     if watched is not None:
         watched.in_flight = lambda: sum(len(lane.inflight) for lane in pool if not lane.gone)
-        watcher = asyncio.ensure_future(wind_down(watched))
     try:
         await backend.begin()
+        # (watched from here: a shard's first message must be its recipe, not a Ctrl-C's stop)
+        if watched is not None:
+            if watched.winding_down.is_set():
+                queue.clear()
+            watcher = asyncio.ensure_future(wind_down(watched))
         for lane in pool:
             feed(lane)
         while any(not lane.gone for lane in pool):
