@@ -85,9 +85,38 @@ def _compile_the_project() -> None:
         compileall.compile_dir(ROOT / folder, quiet=1)
 
 
+def _rewrite_the_tests(config) -> None:
+    """The test files as pytest rewrites them (its assert messages), written once before xdist's
+    workers start. pytest keeps them beside Python's bytecode and, with PYTHONDONTWRITEBYTECODE set,
+    never writes them, so each worker rewrote every test file as it collected it: about 3.3 s of a
+    worker's 10 s of collecting (CPU, `--collect-only`), three workers a run. The workers read what
+    is written here as they read their own (`_read_pyc`: the source's size and time must match).
+    These are pytest's private functions (the same in pytest 8.2 and 8.4): a version without them
+    leaves the rewriting to the workers, as before."""
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+    except (ImportError, AttributeError, KeyError):  # (another pytest, or --assert=plain)
+        return
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.name == "conftest.py"):  # (what pytest rewrites here)
+            continue
+        try:
+            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(path, pyc, state.trace) is None:
+                stat, code = rewrite._rewrite_test(path, config)
+                pyc.parent.mkdir(parents=True, exist_ok=True)
+                rewrite._write_pyc(state, code, stat, pyc)  # (a temporary file, then a rename)
+        except (AttributeError, TypeError, OSError, SyntaxError):
+            return
+
+
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_the_project()
+        if getattr(config.option, "numprocesses", None):  # (only xdist's workers would read them)
+            _rewrite_the_tests(config)
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist is installed (tests/smoke runs without it)
         config.option.loadscopereorder = False  # the order below, not the number of tests a file has
 
