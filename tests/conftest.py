@@ -28,28 +28,47 @@ def toy_domain():
 
 # The longest files first. With the README's command (pytest-xdist, `--dist loadfile`) a worker takes
 # the next file when it is done with one, so a long file taken last keeps one worker busy while the
-# other has nothing left; xdist's own order (the files with most tests first) put the longest
+# others have nothing left; xdist's own order (the files with most tests first) put the longest
 # single-test files last (the conformance slices, the gate log's stepping). Longest first, as
-# measured with that command (the per-file sums of `--durations=0`); every other file follows in
-# collection order. A name no longer here only leaves its file in that order.
+# measured with that command (the per-file sums of `--durations=0` in a clean-clone `.ci/run`): every
+# file of 10 s or more there (at load 5-6; about 4 s at low load), so the files left for the end are
+# short ones; every other file follows in collection order. A name no longer here only leaves its
+# file in that order.
 LONGEST_FIRST = (
     "tests/eval/test_eval_ray.py",
-    "tests/conformance/test_tau2_conformance.py",
     "tests/engine/test_fuzz_readers.py",
-    "tests/ui/test_long_replay.py",
-    "tests/eval/test_eval_workers.py",
     "tests/cli/test_eval_workers_cli.py",
-    "tests/ui/test_conversation_follows.py",
     "tests/smoke/test_installed.py",
-    "tests/ui/test_play.py",
-    "tests/conformance/test_tau2_conformance_retail.py",
-    "tests/engine/test_pristine.py",
+    "tests/conformance/test_tau2_conformance.py",
+    "tests/ui/test_long_replay.py",
+    "tests/ui/test_conversation_follows.py",
     "tests/engine/test_gate_property.py",
-    "tests/engine/test_cow.py",
+    "tests/ui/test_snapshots.py",
+    "tests/eval/test_eval_workers.py",
+    "tests/ui/test_screen_friction.py",
+    "tests/engine/test_pristine.py",
+    "tests/ui/test_search_and_copy.py",
+    "tests/ui/test_play.py",
+    "tests/ui/test_hostile_text.py",
+    "tests/eval/test_endpoint_faults.py",
+    "tests/ui/test_replay.py",
+    "tests/ui/test_browse.py",
+    "tests/ui/test_lazy_replay.py",
+    "tests/conformance/test_tau2_conformance_retail.py",
     "tests/eval/test_regrade.py",
+    "tests/eval/test_grade_rules.py",
+    "tests/engine/test_cold_paths.py",
+    "tests/ui/test_replay_keys.py",
     "tests/engine/test_bounded_work.py",
+    "tests/cli/test_hostile_files.py",
     "tests/ui/test_gate_log_rows.py",
-    "tests/engine/test_keyed_collections.py",
+    "tests/engine/test_cow.py",
+    "tests/ui/test_pane_widths.py",
+    "tests/ui/test_cards.py",
+    "tests/ui/test_guide.py",
+    "tests/engine/test_fork.py",
+    "tests/ui/test_stop_kinds.py",
+    "tests/engine/test_fold.py",
 )
 
 
@@ -66,9 +85,38 @@ def _compile_the_project() -> None:
         compileall.compile_dir(ROOT / folder, quiet=1)
 
 
+def _rewrite_the_tests(config) -> None:
+    """The test files as pytest rewrites them (its assert messages), written once before xdist's
+    workers start. pytest keeps them beside Python's bytecode and, with PYTHONDONTWRITEBYTECODE set,
+    never writes them, so each worker rewrote every test file as it collected it: about 3.3 s of a
+    worker's 10 s of collecting (CPU, `--collect-only`), three workers a run. The workers read what
+    is written here as they read their own (`_read_pyc`: the source's size and time must match).
+    These are pytest's private functions (the same in pytest 8.2 and 8.4): a version without them
+    leaves the rewriting to the workers, as before."""
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+    except (ImportError, AttributeError, KeyError):  # (another pytest, or --assert=plain)
+        return
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.name == "conftest.py"):  # (what pytest rewrites here)
+            continue
+        try:
+            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(path, pyc, state.trace) is None:
+                stat, code = rewrite._rewrite_test(path, config)
+                pyc.parent.mkdir(parents=True, exist_ok=True)
+                rewrite._write_pyc(state, code, stat, pyc)  # (a temporary file, then a rename)
+        except (AttributeError, TypeError, OSError, SyntaxError):
+            return
+
+
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_the_project()
+        if getattr(config.option, "numprocesses", None):  # (only xdist's workers would read them)
+            _rewrite_the_tests(config)
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist is installed (tests/smoke runs without it)
         config.option.loadscopereorder = False  # the order below, not the number of tests a file has
 

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import json
 
-# the agents extra is a dev dependency: without it these tests fail at import (they never skip)
-from ledger_tui.adapters.agents_example import converse  # noqa: E402
-from tests.loopback import LoopbackServer, sequence  # noqa: E402
+import pytest
+
+from tests.loopback import LoopbackServer, sequence
+
+
+@pytest.fixture(scope="module")
+def converse():
+    """The example's conversation loop. The agents extra is a dev dependency: without it these tests
+    fail here (they never skip). Imported by the tests that use it, not when the file is collected:
+    each pytest-xdist worker collects every file, and the Agents SDK takes about 1.5 s to import."""
+    from ledger_tui.adapters.agents_example import converse
+
+    return converse
 
 
 def call(name: str, **arguments: object) -> dict:
@@ -18,7 +28,7 @@ def tool_messages(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m.get("role") == "tool"]
 
 
-async def test_a_card_then_the_customers_yes_lets_the_cancellation_run() -> None:
+async def test_a_card_then_the_customers_yes_lets_the_cancellation_run(converse) -> None:
     replies = [
         call("get_user_details", user_id="grace_scott_6483"),
         call("get_reservation_details", reservation_id="633IZT"),
@@ -56,7 +66,7 @@ async def test_a_card_then_the_customers_yes_lets_the_cancellation_run() -> None
     assert talk.replies[-1] == "Done: reservation 633IZT is cancelled."
 
 
-async def test_a_forbidden_cancellation_is_rejected_with_the_gates_feedback_and_never_runs() -> None:
+async def test_a_forbidden_cancellation_is_rejected_with_the_gates_feedback_and_never_runs(converse) -> None:
     replies = [
         call("get_user_details", user_id="rosa_phillips_9719"),
         call("get_reservation_details", reservation_id="VY0QX8"),

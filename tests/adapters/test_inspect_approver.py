@@ -3,19 +3,21 @@ and through a real `eval` with Inspect's mock model and tools on the airline moc
 
 from __future__ import annotations
 
-# the inspect extra is a dev dependency: without it these tests fail at import (they never skip)
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser  # noqa: E402
-from inspect_ai.tool import ToolCall  # noqa: E402
+from ledger_tui.engine.environment import Environment
+from ledger_tui.engine.events import ToolCall as LedgerCall
+from ledger_tui.domains import load_domain
 
-from ledger_tui.adapters.inspect_approver import ledger_gate  # noqa: E402
-from ledger_tui.engine.environment import Environment  # noqa: E402
-from ledger_tui.engine.events import ToolCall as LedgerCall  # noqa: E402
-from ledger_tui.domains import load_domain  # noqa: E402
+# The inspect extra is a dev dependency: without it these tests fail (they never skip). Inspect AI
+# is imported by the tests, not when the file is collected: each pytest-xdist worker collects every
+# file, and Inspect takes about 1.3 s to import.
 
 AIRLINE = load_domain("airline")
 
 
 def conversation(customer: str, reads: list[tuple[str, dict]], then: list = ()) -> list:
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
     env = Environment(AIRLINE)
     history: list = [ChatMessageUser(content=customer)]
     for i, (name, args) in enumerate(reads):
@@ -33,6 +35,11 @@ ROSA = ("Hi, I'm rosa_phillips_9719. I need to cancel reservation VY0QX8 and get
 
 
 async def test_block_terminates_revise_rejects_and_a_read_is_approved() -> None:
+    from inspect_ai.model import ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
+    from ledger_tui.adapters.inspect_approver import ledger_gate
+
     approve = ledger_gate("airline")
     cancel = ToolCall(id="w", function="cancel_reservation", arguments={"reservation_id": "VY0QX8"})
     blocked = await approve("", cancel, None, conversation(*ROSA))  # type: ignore[arg-type]
@@ -49,6 +56,11 @@ async def test_block_terminates_revise_rejects_and_a_read_is_approved() -> None:
 
 
 async def test_a_proposal_and_the_customers_yes_in_the_history_approve_the_write() -> None:
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
+    from ledger_tui.adapters.inspect_approver import ledger_gate
+
     grace = conversation(
         "Hi, this is grace_scott_6483. I booked reservation 633IZT yesterday evening but my plans changed, so please cancel it.",
         [("get_user_details", {"user_id": "grace_scott_6483"}), ("get_reservation_details", {"reservation_id": "633IZT"})],
@@ -68,6 +80,8 @@ async def test_a_proposal_and_the_customers_yes_in_the_history_approve_the_write
 def test_through_inspect_eval_a_forbidden_cancellation_never_runs(tmp_path, monkeypatch) -> None:
     import inspect_ai.model._model as inspect_model
     from inspect_ai import Task, eval
+
+    from ledger_tui.adapters.inspect_approver import ledger_gate
 
     # Inspect's mock model counts tokens with tiktoken, which downloads its tables: offline, estimate
     monkeypatch.setattr(inspect_model, "count_text_tokens", lambda text: len(text) // 4)
