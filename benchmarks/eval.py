@@ -189,29 +189,28 @@ def _fork_server_cpu() -> float:
     """CPU seconds of this process's fork server and of the workers it has reaped (0 if none)."""
     import os
 
-    total = 0.0
+    me = os.getpid()
+    return _processes_cpu(lambda ppid, cmdline: ppid == me and b"multiprocessing.forkserver" in cmdline, reaped=True)
+
+
+def _actors_cpu() -> float:
+    """CPU seconds of the Ray actors of the eval running now (its ShardActor processes)."""
+    return _processes_cpu(lambda ppid, cmdline: cmdline.startswith(b"ray::ShardActor"))
+
+
+def _processes_cpu(chosen, reaped: bool = False) -> float:
+    """CPU seconds (user and system) of the running processes `chosen(parent pid, command line)`
+    picks, read from /proc; `reaped`: with those of their children they have waited for."""
+    import os
+
+    total, fields_read = 0.0, 15 if reaped else 13
     for entry in Path("/proc").iterdir():
         try:
             if not entry.name.isdigit():
                 continue
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == os.getpid() and b"multiprocessing.forkserver" in (entry / "cmdline").read_bytes():
-                total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # its own and its children's
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
-
-
-def _actors_cpu() -> float:
-    """CPU seconds of the Ray actors of the eval running now (its ShardActor processes)."""
-    import os
-
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(b"ray::ShardActor"):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            if chosen(int(fields[1]), (entry / "cmdline").read_bytes()):
+                total += sum(int(f) for f in fields[11:fields_read]) / os.sysconf("SC_CLK_TCK")
         except (OSError, IndexError, ValueError):
             pass
     return total
