@@ -124,7 +124,8 @@ def _indexed(
     kept_kinds, more_kinds, _ = kinds = _kinds_of(keep, more)
     with _collector_paused():  # (100,000 tuples, then the events: no cycles to look for)
         # of each line after the first: (its number, the id of the call it decides, its kind if it
-        # may be read, the id of the call it proposes, its kind if it is never read); `findall`
+        # is read, the id of the call it proposes, its kind if it is not read: one of the kinds
+        # `more` names is read only if `more_if` holds, from where `extra` says); `findall`
         # makes these tuples without a match object for each line (a third less time)
         found = _index(kinds).findall(data, first_end - 1)
         starts = _line_starts(data, first_end)
@@ -136,11 +137,13 @@ def _indexed(
         if not all(map(lt, seqs, seqs[1:])):
             return None
         last = starts[-1] if starts else 0
-        read = list(map(not_, map(itemgetter(4), found)))  # (the lines never read, dropped)
+        not_read = list(map(itemgetter(4), found))
+        read = list(map(not_, not_read))  # (the lines not read, dropped)
         lines = [(start, *line) for start, line in zip(compress(starts, read), compress(found, read))]
-        del seqs, found, starts
+        extra = list(compress(starts, map(more_kinds.__contains__, not_read))) if more_kinds else []
+        del seqs, found, starts, not_read, read
         try:
-            return _read(data, first_end, lines, last, kept_kinds, more_kinds, verdicts, more_if, step)
+            return _read(data, first_end, lines, extra, last, kept_kinds, verdicts, more_if, step)
         except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
             return None
 
@@ -149,21 +152,21 @@ def _read(
     data: bytes,
     first_end: int,
     lines: list[tuple[int, bytes, bytes, bytes, bytes, bytes]],
+    extra: list[int],
     last: int,
     kept_kinds: frozenset[bytes],
-    more_kinds: frozenset[bytes],
     verdicts: frozenset[Verdict],
     more_if: Callable[[list[Event]], bool],
     step: int | None,
 ) -> list[Event] | None:
-    """The events `_indexed` returns, validated from the lines it found that may be read (`last`:
-    where the file's last line starts; `step`: the only decision explained, if given); None where the full reader would refuse or warn (ValueError
-    from a line that is not a valid event)."""
+    """The events `_indexed` returns, validated from the lines it found to read (`extra`: where
+    the lines of the kinds `more` start, read if `more_if` holds; `last`: where the file's last
+    line starts; `step`: the only decision explained, if given); None where the full reader would
+    refuse or warn (ValueError from a line that is not a valid event)."""
     first = _validated(data[:first_end])
     if not isinstance(first, SessionStarted) or not OLDEST_SCHEMA <= first.schema_version <= SCHEMA_VERSION:
         return None
     events: list[tuple[int, Event]] = [(0, first)]  # (where its line starts, the event)
-    extra: list[int] = []  # where the lines of the kinds `more` start, read if asked for
     proposed: dict[bytes, int] = {}  # the calls proposed, and where
     decided: set[bytes] = set()
     decides = b"gate_decision" in kept_kinds
@@ -171,9 +174,6 @@ def _read(
     for start, seq, decides_call, kind, proposes, _never in lines:
         if proposes:  # a proposal not kept: its id (without escapes: `_index`)
             proposed.setdefault(proposes[:-1], start)
-            continue
-        if kind in more_kinds:
-            extra.append(start)
             continue
         end = _end(data, start)
         event = None
@@ -309,12 +309,12 @@ def _kinds_of(keep: tuple[type[Event], ...], more: tuple[type[Event], ...]) -> t
 def _index(kinds: tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]]) -> re.Pattern[bytes]:
     """The lines after the first, each found from the `}` that ends the line before and the line
     break: `finditer` gives of each its number, then the id of the call it decides (without
-    escapes, with its closing quote), or its kind if it may be read (a decision with an id the
-    index does not take among them), or the id of the call it proposes, or its kind if it is never
-    read."""
+    escapes, with its closing quote), or its kind if it is read (a decision with an id the index
+    does not take among them), or the id of the call it proposes, or its kind if it is not read
+    (the kinds `extra` among them: read only if asked for)."""
     kept, extra, other = kinds
-    read = b"|".join(re.escape(kind) for kind in sorted(kept | extra | {b"gate_decision"}))
-    never = b"|".join(re.escape(kind) for kind in sorted(other))
+    read = b"|".join(re.escape(kind) for kind in sorted(kept | {b"gate_decision"}))
+    never = b"|".join(re.escape(kind) for kind in sorted(other | extra))
     call = rb'"call": ?\{ ?"id": ?"([^"\\\n]*")'  # (an id without escapes, and its closing quote)
     proposal = rb'tool_call", ?' + call if b"tool_call" not in kept | extra else rb"(?!)()"
     return re.compile(
