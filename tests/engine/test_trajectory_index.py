@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided, Verdict
-from ledger_tui.engine.store.index import _indexed, chosen, read_for_why
+from ledger_tui.engine.store.index import WhyReading, _indexed, chosen, read_for_why, use_for_why
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, WHY_READS, withholds
 from tests.fuzz_readers import mutated
@@ -150,6 +150,28 @@ def test_a_line_why_does_not_read_is_checked_by_its_framing_only(tmp_path):
         path.write_bytes(data)
         assert _indexed(data, WHY_EXPLAINS, frozenset(STOPS), WHY_DISCLOSES, withholds) is None
         assert _fast(path, STOPS) == _full(path, STOPS)
+
+
+
+def test_a_decision_found_not_valid_while_why_explains_sends_the_file_to_the_full_reader(tmp_path):
+    """`why` validates the decisions it explains one at a time as it explains them
+    (`use_for_why`): the second, with a field renamed inside, is found after the first was
+    explained, and the file then gets the full reader's sentence, with nothing explained."""
+    lines = _lines(next(p for p in SESSIONS if p.stem == "telecom-roaming"), spaced=False)
+    stops = [i for i, line in enumerate(lines) if b'"type":"gate_decision"' in line[:40] and b'"verdict":"ALLOW"' not in line]
+    at = stops[1]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines[:at] + [lines[at].replace(b'"reason"', b'"reason_"', 1)] + lines[at + 1 :]) + b"\n")
+    explained: list[list[int]] = []
+
+    def explain(reading: WhyReading) -> None:
+        explained.append([])
+        for event in reading.decisions():
+            explained[-1].append(event.seq)
+
+    with pytest.raises(TrajectoryError, match=f"^Line {at + 1} of t.jsonl is not a valid event"):
+        use_for_why(path, WHY_EXPLAINS, STOPS, WHY_DISCLOSES, None, explain)
+    assert explained == [[json.loads(lines[stops[0]])["seq"]]]  # (the full reader refused before any was given)
 
 
 NESTED = st.recursive(

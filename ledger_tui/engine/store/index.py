@@ -7,10 +7,10 @@ ledger-tui writes begins `{"seq":N,"type":"KIND",` and ends with `}` (pydantic's
 `model_dump_json`; Python's `json.dumps` writes the same with a space after each `:` and `,`). One
 regular expression over the whole file finds each line's number, kind and, of a proposed call, its
 id. Validated into events are the first line, the lines of the kinds asked for, and of the gate's
-decisions those of the verdicts asked for; the other decisions are parsed only for their call and
-verdict. Every other line is checked by its framing alone: it begins and ends as above, with a kind
-ledger-tui writes; the numbers increase; every decided call was proposed on an earlier line and is
-decided once.
+decisions those of the verdicts asked for (as `why` explains them, one at a time: `use_for_why`);
+the other decisions are parsed only for their call and verdict. Every other line is checked by its
+framing alone: it begins and ends as above, with a kind ledger-tui writes; the numbers increase;
+every decided call was proposed on an earlier line and is decided once.
 
 Any line the index does not take (another beginning or ending, an unknown kind, a byte-order mark, a
 blank line, numbers out of order, a line read that is not a valid event, a last line that is not
@@ -29,7 +29,7 @@ import typing
 from itertools import compress
 from operator import itemgetter, lt, not_
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from pydantic import BaseModel
 
@@ -67,17 +67,149 @@ def read_for_why(
     module's docstring); a file the index does not take is read whole by `read_trajectory`, and its
     events chosen as above."""
     path = Path(path)
+    return use_for_why(path, keep, verdicts, more, step, lambda reading: LoadedTrajectory(path, reading.chosen(more_if), reading.warnings))
+
+
+T = TypeVar("T")
+
+
+def use_for_why(
+    path: Path | str,
+    keep: tuple[type[Event], ...],
+    verdicts: Iterable[Verdict],
+    more: tuple[type[Event], ...],
+    step: int | None,
+    use: Callable[[WhyReading], T],
+) -> T:
+    """What `use` makes of a trajectory as `read_for_why` reads it, given as a `WhyReading`: from the
+    index, whose gate decisions are validated one at a time as `use` asks for them (`why` explains
+    each and drops it: the 1,942 stops of a 100,000-event file held at once took about 60 MB,
+    and making their pages a sixth of its time); if a line it reads then is not a valid event, `use` is given
+    the full reader's reading instead (so `use` must say nothing before it returns). Or
+    `read_trajectory`'s sentence."""
+    path = Path(path)
     wanted = frozenset(verdicts)
+    done = _use_indexed(path, keep, wanted, more, step, use)
+    if done is not _NOT_INDEXED:
+        return typing.cast(T, done)
+    loaded = read_trajectory(path, keep=keep + more)
+    return use(_WholeReading(loaded, keep, wanted, more, step))
+
+
+def _use_indexed(
+    path: Path, keep: tuple[type[Event], ...], verdicts: frozenset[Verdict], more: tuple[type[Event], ...], step: int | None, use: Callable[[WhyReading], T]
+) -> T | object:
+    """`use` of the index's reading of the file, or _NOT_INDEXED where the index does not take it
+    (its bytes, held meanwhile, are let go before the full reader reads it)."""
     try:
         data = path.read_bytes() if path.is_file() else None
     except OSError:
-        data = None
-    if data is not None:
-        events = _indexed(data, keep, wanted, more, more_if, step)
-        if events is not None:
-            return LoadedTrajectory(path, events, [])
-    loaded = read_trajectory(path, keep=keep + more)
-    return LoadedTrajectory(path, chosen(loaded.events, keep, wanted, more, more_if, step), loaded.warnings)
+        return _NOT_INDEXED
+    reading = None if data is None else _indexed_reading(data, keep, verdicts, more, step)
+    if reading is None:
+        return _NOT_INDEXED
+    try:
+        with _collector_paused():  # (the events validated: no cycles to look for)
+            return use(reading)
+    except _NotIndexed:
+        return _NOT_INDEXED
+
+
+_NOT_INDEXED = object()
+
+
+class _NotIndexed(Exception):
+    """A line the index reads lazily is not a valid event: the file goes to the full reader."""
+
+
+class WhyReading:
+    """What `why` reads of a trajectory (`use_for_why`): its first event (`started`, if a
+    session_started), the events of the kinds kept other than the gate's decisions (`events`, in
+    the file's order), the decisions of the verdicts asked for (`decisions`, one at a time, in the
+    file's order), the events of the kinds `more` (`more`), and the full reader's warnings."""
+
+    started: SessionStarted | None
+    events: list[Event]
+    warnings: list[str]
+
+    def decisions(self) -> Iterator[GateDecided]:
+        raise NotImplementedError
+
+    def more(self) -> list[Event]:
+        raise NotImplementedError
+
+    def chosen(self, more_if: Callable[[list[Event]], bool]) -> list[Event]:
+        """Every event as `read_for_why` returns them (the decisions all held)."""
+        raise NotImplementedError
+
+
+class _WholeReading(WhyReading):
+    """A file read whole (`read_trajectory`), its events chosen."""
+
+    def __init__(self, loaded: LoadedTrajectory, keep: tuple[type[Event], ...], verdicts: frozenset[Verdict], more: tuple[type[Event], ...], step: int | None):
+        self._loaded, self._keep, self._verdicts, self._more, self._step = loaded, keep, verdicts, more, step
+        self.started, self.warnings = loaded.started, loaded.warnings
+        self._chosen = chosen(list(loaded.events), keep, verdicts, step=step)
+        self.events = [e for e in self._chosen if not isinstance(e, GateDecided)]
+
+    def decisions(self) -> Iterator[GateDecided]:
+        return (
+            e for e in self._chosen
+            if isinstance(e, GateDecided) and e.decision.verdict in self._verdicts and self._step in (None, e.seq)
+        )
+
+    def more(self) -> list[Event]:
+        return [e for e in self._loaded.events if isinstance(e, self._more)]
+
+    def chosen(self, more_if: Callable[[list[Event]], bool]) -> list[Event]:
+        return chosen(list(self._loaded.events), self._keep, self._verdicts, self._more, more_if, self._step)
+
+
+class _IndexReading(WhyReading):
+    """A file read from the index (`_indexed_reading`): the decisions explained are validated as
+    they are asked for, the lines of the kinds `more` when first asked for; a line that is not a
+    valid event raises _NotIndexed."""
+
+    def __init__(self, data: bytes, placed: list[tuple[int, Event]], spans: list[tuple[int, int, bytes]], extra: list[int], verdicts: frozenset[Verdict]):
+        self._data, self._placed, self._spans, self._extra, self._verdicts = data, placed, spans, extra, verdicts
+        first = placed[0][1]
+        self.started = first if isinstance(first, SessionStarted) else None
+        self.events = [e for _, e in placed]
+        self.warnings = []
+        self._more: list[Event] | None = None
+
+    def decisions(self) -> Iterator[GateDecided]:
+        return (event for _, event in self._placed_decisions())
+
+    def _placed_decisions(self) -> Iterator[tuple[int, GateDecided]]:
+        data = self._data
+        for start, end, call in self._spans:
+            try:
+                event = _validated(data[start:end])
+            except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
+                raise _NotIndexed from None
+            if not isinstance(event, GateDecided) or event.decision.call.id.encode("utf-8", "surrogatepass") != call:
+                raise _NotIndexed  # (a line with a key twice: the full reader says what it reads)
+            if event.decision.verdict in self._verdicts:  # (the index's guess, corrected)
+                yield start, event
+
+    def more(self) -> list[Event]:
+        if self._more is None:
+            data = self._data
+            try:
+                self._more = [_validated(data[start : _end(data, start)]) for start in self._extra]
+            except (ValueError, RecursionError):
+                raise _NotIndexed from None
+        return self._more
+
+    def chosen(self, more_if: Callable[[list[Event]], bool]) -> list[Event]:
+        placed = sorted([*self._placed, *self._placed_decisions()], key=itemgetter(0))
+        base = [event for _, event in placed]
+        if not self._extra or not more_if(base):
+            return base
+        placed.extend(zip(self._extra, self.more()))
+        placed.sort(key=itemgetter(0))
+        return [event for _, event in placed]
 
 
 def chosen(
@@ -114,6 +246,23 @@ def _indexed(
 ) -> list[Event] | None:
     """`read_for_why`'s events of a trajectory's bytes; None if a line is not as ledger-tui writes
     it, out of order, or a line read is not a valid event (the full reader then says which)."""
+    reading = _indexed_reading(data, keep, verdicts, more, step)
+    try:
+        return None if reading is None else reading.chosen(more_if)
+    except _NotIndexed:
+        return None
+
+
+def _indexed_reading(
+    data: bytes,
+    keep: tuple[type[Event], ...],
+    verdicts: frozenset[Verdict],
+    more: tuple[type[Event], ...],
+    step: int | None = None,
+) -> _IndexReading | None:
+    """A trajectory's bytes as `read_for_why` reads them, its decisions not yet validated; None if
+    a line is not as ledger-tui writes it, out of order, or a line read is not a valid event (the
+    full reader then says which)."""
     if len(data) > MAX_FILE_BYTES or not data.endswith((b"}", b"}\n")) or _has_line_longer(data, MAX_LINE_BYTES):
         return None
     first_end = data.find(b"\n")
@@ -125,7 +274,7 @@ def _indexed(
     with _collector_paused():  # (100,000 tuples, then the events: no cycles to look for)
         # of each line after the first: (its number, the id of the call it decides, its kind if it
         # is read, the id of the call it proposes, its kind if it is not read: one of the kinds
-        # `more` names is read only if `more_if` holds, from where `extra` says); `findall`
+        # `more` names is read only if asked for, from where `extra` says); `findall`
         # makes these tuples without a match object for each line (a third less time)
         found = _index(kinds).findall(data, first_end - 1)
         starts = _line_starts(data, first_end)
@@ -143,30 +292,32 @@ def _indexed(
         extra = list(compress(starts, map(more_kinds.__contains__, not_read))) if more_kinds else []
         del seqs, found, starts, not_read, read
         try:
-            return _read(data, first_end, lines, extra, last, kept_kinds, verdicts, more_if, step)
+            placed = _read(data, first_end, lines, last, kept_kinds, verdicts, step)
         except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
             return None
+    return None if placed is None else _IndexReading(data, *placed, extra, verdicts)
 
 
 def _read(
     data: bytes,
     first_end: int,
     lines: list[tuple[int, bytes, bytes, bytes, bytes, bytes]],
-    extra: list[int],
     last: int,
     kept_kinds: frozenset[bytes],
     verdicts: frozenset[Verdict],
-    more_if: Callable[[list[Event]], bool],
     step: int | None,
-) -> list[Event] | None:
-    """The events `_indexed` returns, validated from the lines it found to read (`extra`: where
-    the lines of the kinds `more` start, read if `more_if` holds; `last`: where the file's last
-    line starts; `step`: the only decision explained, if given); None where the full reader would
+) -> tuple[list[tuple[int, Event]], list[tuple[int, int, bytes]]] | None:
+    """Of the lines `_indexed_reading` found to read (`last`: where the file's last line starts;
+    `step`: the only decision explained, if given): the events other than the decisions explained,
+    validated, each with where its line starts, and the decisions explained, where each starts and
+    ends and the id of its call (validated as they are asked for); None where the full reader would
     refuse or warn (ValueError from a line that is not a valid event)."""
     first = _validated(data[:first_end])
     if not isinstance(first, SessionStarted) or not OLDEST_SCHEMA <= first.schema_version <= SCHEMA_VERSION:
         return None
     events: list[tuple[int, Event]] = [(0, first)]  # (where its line starts, the event)
+    spans: list[tuple[int, int, bytes]] = []  # the decisions explained: (start, end, call)
+    latest = 0  # where the last line read starts
     proposed: dict[bytes, int] = {}  # the calls proposed, and where
     decided: set[bytes] = set()
     decides = b"gate_decision" in kept_kinds
@@ -176,32 +327,24 @@ def _read(
             proposed.setdefault(proposes[:-1], start)
             continue
         end = _end(data, start)
-        event = None
         if decides_call or kind == b"gate_decision":  # checked in order, read if of a verdict asked for
             explained = decides and at in (None, seq)
             call, verdict = _decision(data, start, end, decides_call, verdicts if explained else frozenset())
-            if verdict in verdicts and explained:
-                event = _validated(data[start:end])
-                if not isinstance(event, GateDecided) or event.decision.call.id.encode("utf-8", "surrogatepass") != call:
-                    return None  # (a line with a key twice: the full reader says what it reads)
-                verdict = event.decision.verdict
             if call in decided or proposed.get(call, start) >= start:
                 return None  # decided twice, or before it is proposed
             decided.add(call)
-            if verdict not in verdicts or not explained:
-                continue
-        event = event or _validated(data[start:end])
+            if verdict in verdicts and explained:  # (a guess, checked when it is validated)
+                spans.append((start, end, call))
+                latest = start
+            continue
+        event = _validated(data[start:end])
         if isinstance(event, ToolCallProposed):
             proposed.setdefault(event.call.id.encode("utf-8", "surrogatepass"), start)
         events.append((start, event))
-    if last != events[-1][0]:
+        latest = start
+    if last != latest:
         _validated(data[last : _end(data, last)])  # a last line cut short after a `}`: the full reader warns of it
-    base = [event for _, event in events]
-    if not extra or not more_if(base):
-        return base
-    events.extend((start, _validated(data[start : _end(data, start)])) for start in extra)
-    events.sort(key=itemgetter(0))
-    return [event for _, event in events]
+    return events, spans
 
 
 def _line_starts(data: bytes, first_end: int) -> list[int]:
