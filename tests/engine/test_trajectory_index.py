@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided, Verdict
+from ledger_tui.engine.store import index
 from ledger_tui.engine.store.index import WhyReading, _indexed, chosen, read_for_why, use_for_why
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, WHY_READS, withholds
@@ -22,6 +24,7 @@ from tests.fuzz_readers import mutated
 
 SESSIONS = sorted((Path(__file__).resolve().parents[2] / "sessions").glob("*.jsonl"))
 STOPS = (Verdict.REVISE, Verdict.BLOCK)
+BLOCKS = (index._BLOCK, 61, 4096)  # (bytes read at a time: as why reads, shorter than a line, a few lines)
 
 
 def _fast(path: Path, verdicts: tuple[Verdict, ...]) -> tuple[object, ...]:
@@ -92,13 +95,15 @@ def damaged_files(draw: st.DrawFn) -> tuple[bytes, int | None, bytes]:
 
 
 @settings(max_examples=400, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-@given(damaged=damaged_files(), everything=st.booleans())
-def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, tmp_path_factory):
+@given(damaged=damaged_files(), everything=st.booleans(), block=st.sampled_from(BLOCKS))
+def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, block, tmp_path_factory):
     data, at, original = damaged
     verdicts = tuple(Verdict) if everything else STOPS
     path = tmp_path_factory.mktemp("index") / "t.jsonl"
     path.write_bytes(data)
-    fast, full = _fast(path, verdicts), _full(path, verdicts)
+    with patch.object(index, "_BLOCK", block):
+        fast = _fast(path, verdicts)
+    full = _full(path, verdicts)
     if fast == full:
         return
     # Only damage inside one line the index frames and does not validate may go unseen by it: the
@@ -113,9 +118,13 @@ def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, t
     assert fast == _full(path, verdicts)
 
 
+@pytest.mark.parametrize("block", BLOCKS)
 @pytest.mark.parametrize("spaced", [False, True])
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.stem)
-def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_it(session, spaced, tmp_path):
+def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_it(session, spaced, block, tmp_path, monkeypatch):
+    """Read a block of lines at a time (`_blocks`): in one block, and in blocks shorter than a
+    line (each line read into a larger buffer) or of a few lines (a line carried to the next)."""
+    monkeypatch.setattr(index, "_BLOCK", block)
     path = tmp_path / session.name
     path.write_bytes(b"\n".join(_lines(session, spaced)) + b"\n")
     for verdicts in (STOPS, tuple(Verdict)):
