@@ -50,7 +50,8 @@ def why(
         else:
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
-    say("\n".join(told.lines))
+    for at in range(0, len(told.lines), 1024):  # (in parts, each made in the memory of the last)
+        say("\n".join(told.lines[at : at + 1024]))
     if told.explained > 1 and (told.stops or told.withheld):
         parts = [f"{plural(len(told.stops), 'stopped write')}: {category_counts(told.stops)}"] if told.stops else []
         parts += [f"{plural(told.withheld, 'read')} of another customer's record (withheld in gated modes)"] if told.withheld else []

@@ -181,7 +181,7 @@ class _IndexReading(WhyReading):
         file: BinaryIO,
         placed: list[tuple[int, Event]],
         spans: list[tuple[int, bytes, bytes]],
-        extra: list[tuple[int, int]],
+        extra: list[int],
         verdicts: frozenset[Verdict],
     ):
         self._file, self._placed, self._spans, self._extra, self._verdicts = file, placed, spans, extra, verdicts
@@ -211,14 +211,12 @@ class _IndexReading(WhyReading):
 
     def more(self) -> list[Event]:
         if self._more is None:
-            more = []
+            self._file.seek(0)
+            data = self._file.read()  # (as it was indexed, or a line read is not a valid event)
             try:
-                for start, end in self._extra:
-                    self._file.seek(start)
-                    more.append(_validated(self._file.read(end - start)))
+                self._more = [_validated(data[start : _end(data, start)]) for start in self._extra]
             except (ValueError, RecursionError):
                 raise _NotIndexed from None
-            self._more = more
         return self._more
 
     def chosen(self, more_if: Callable[[list[Event]], bool]) -> list[Event]:
@@ -226,7 +224,7 @@ class _IndexReading(WhyReading):
         base = [event for _, event in placed]
         if not self._extra or not more_if(base):
             return base
-        placed.extend(zip(map(itemgetter(0), self._extra), self.more()))
+        placed.extend(zip(self._extra, self.more()))
         placed.sort(key=itemgetter(0))
         return [event for _, event in placed]
 
@@ -335,7 +333,7 @@ def _scanned(
 class _Scan:
     """What `_indexed_reading` carries from block to block: the events read, the decisions to
     explain (where each starts, its line's bytes and its call's id), where the lines of the kinds
-    `more` start and end, the calls proposed and decided, the last number and the last line."""
+    `more` start, the calls proposed and decided, the last number and the last line."""
 
     def __init__(self, kept_kinds: frozenset[bytes], more_kinds: frozenset[bytes], verdicts: frozenset[Verdict], step: int | None):
         self.kept_kinds, self.more_kinds, self.verdicts = kept_kinds, more_kinds, verdicts
@@ -344,7 +342,7 @@ class _Scan:
         self.first: Event | None = None
         self.events: list[tuple[int, Event]] = []  # (where its line starts, the event)
         self.spans: list[tuple[int, bytes, bytes]] = []
-        self.extra: list[tuple[int, int]] = []
+        self.extra: list[int] = []
         self.proposed: dict[bytes, int] = {}  # the calls proposed, and where
         self.decided: set[bytes] = set()
         self.seq = -1  # the last line's number
@@ -360,18 +358,16 @@ class _Scan:
         self.seq = seqs[-1]
         not_read = list(map(itemgetter(4), found))
         read = list(map(not_, not_read))  # (the lines not read, dropped)
-        ends = [*(start - 1 for start in starts[1:]), closes]
         if self.more_kinds:
-            self.extra.extend(
-                (base + start, base + end)
-                for start, end in compress(zip(starts, ends), map(self.more_kinds.__contains__, not_read))
-            )
-        proposed, decided, verdicts, at = self.proposed, self.decided, self.verdicts, self.at
-        for start, end, (seq, decides_call, kind, proposes, _never) in zip(compress(starts, read), compress(ends, read), compress(found, read)):
+            self.extra.extend(map(base.__add__, compress(starts, map(self.more_kinds.__contains__, not_read))))
+        proposed, decided, verdicts, at, find = self.proposed, self.decided, self.verdicts, self.at, buf.find
+        for start, (seq, decides_call, kind, proposes, _never) in zip(compress(starts, read), compress(found, read)):
             where = base + start
             if proposes:  # a proposal not kept: its id (without escapes: `_index`)
                 proposed.setdefault(proposes[:-1], where)
                 continue
+            end = find(b"\n", start, closes)
+            end = closes if end < 0 else end
             if decides_call or kind == b"gate_decision":  # checked in order, read if of a verdict asked for
                 explained = self.decides and at in (None, seq)
                 call, verdict = _decision(buf, start, end, decides_call, verdicts if explained else frozenset())
