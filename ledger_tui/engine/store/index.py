@@ -32,10 +32,10 @@ from operator import itemgetter, lt, not_
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ledger_tui.engine.events import (
-    EVENT_ADAPTER,
+    EVENT_MODELS,
     SCHEMA_VERSION,
     Event,
     GateDecided,
@@ -181,7 +181,7 @@ class _IndexReading(WhyReading):
         file: BinaryIO,
         placed: list[tuple[int, Event]],
         spans: list[tuple[int, bytes, bytes]],
-        extra: list[int],
+        extra: list[tuple[int, bytes]],
         verdicts: frozenset[Verdict],
     ):
         self._file, self._placed, self._spans, self._extra, self._verdicts = file, placed, spans, extra, verdicts
@@ -200,7 +200,7 @@ class _IndexReading(WhyReading):
         while spans:
             start, line, call = spans.pop()
             try:
-                event = _validated(line)
+                event = _validated(line, b"gate_decision")
             except (ValueError, RecursionError):  # (a ValidationError is a ValueError)
                 raise _NotIndexed from None
             del line
@@ -214,7 +214,7 @@ class _IndexReading(WhyReading):
             self._file.seek(0)
             data = self._file.read()  # (as it was indexed, or a line read is not a valid event)
             try:
-                self._more = [_validated(data[start : _end(data, start)]) for start in self._extra]
+                self._more = [_validated(data[start : _end(data, start)], kind) for start, kind in self._extra]
             except (ValueError, RecursionError):
                 raise _NotIndexed from None
         return self._more
@@ -224,7 +224,7 @@ class _IndexReading(WhyReading):
         base = [event for _, event in placed]
         if not self._extra or not more_if(base):
             return base
-        placed.extend(zip(self._extra, self.more()))
+        placed.extend(zip(map(itemgetter(0), self._extra), self.more()))
         placed.sort(key=itemgetter(0))
         return [event for _, event in placed]
 
@@ -311,7 +311,7 @@ def _scanned(
             started = _FIRST.match(buf, 0, first_end)
             if started is None or buf[first_end - 1] != 0x7D:
                 return None
-            scan.first = _validated(buf[:first_end])
+            scan.first = _validated(buf[:first_end], b"session_started")
             if not isinstance(scan.first, SessionStarted) or not OLDEST_SCHEMA <= scan.first.schema_version <= SCHEMA_VERSION:
                 return None
             scan.seq, scan.last = int(started[1]), (0, bytes(buf[:first_end]))
@@ -342,12 +342,12 @@ class _Scan:
         self.first: Event | None = None
         self.events: list[tuple[int, Event]] = []  # (where its line starts, the event)
         self.spans: list[tuple[int, bytes, bytes]] = []
-        self.extra: list[int] = []
+        self.extra: list[tuple[int, bytes]] = []  # (where, its kind)
         self.proposed: dict[bytes, int] = {}  # the calls proposed, and where
         self.decided: set[bytes] = set()
         self.seq = -1  # the last line's number
         self.latest = 0  # where the last line read starts
-        self.last: tuple[int, bytes] = (0, b"")  # where the last line starts, and its bytes
+        self.last: tuple[int, bytes, bytes] = (0, b"", b"")  # where the last line starts, its bytes and kind
 
     def block(self, buf: bytearray, base: int, closes: int, found: list[tuple[bytes, ...]], starts: list[int]) -> bool:
         """Take the lines of a block (`found` of each, where each starts; the last ends at
@@ -359,7 +359,8 @@ class _Scan:
         not_read = list(map(itemgetter(4), found))
         read = list(map(not_, not_read))  # (the lines not read, dropped)
         if self.more_kinds:
-            self.extra.extend(map(base.__add__, compress(starts, map(self.more_kinds.__contains__, not_read))))
+            extra = list(map(self.more_kinds.__contains__, not_read))
+            self.extra.extend(zip(map(base.__add__, compress(starts, extra)), compress(not_read, extra)))
         proposed, decided, verdicts, at, find = self.proposed, self.decided, self.verdicts, self.at, buf.find
         for start, (seq, decides_call, kind, proposes, _never) in zip(compress(starts, read), compress(found, read)):
             where = base + start
@@ -378,22 +379,24 @@ class _Scan:
                     self.spans.append((where, bytes(buf[start:end]), call))
                     self.latest = where
                 continue
-            event = _validated(buf[start:end])
+            event = _validated(buf[start:end], kind)
             if isinstance(event, ToolCallProposed):
                 proposed.setdefault(event.call.id.encode("utf-8", "surrogatepass"), where)
             self.events.append((where, event))
             self.latest = where
         if starts:
-            self.last = (base + starts[-1], bytes(buf[starts[-1] : closes]))
+            seq, decides_call, kind, proposes, never = found[-1]
+            kind = kind or never or (b"gate_decision" if decides_call else b"tool_call")
+            self.last = (base + starts[-1], bytes(buf[starts[-1] : closes]), kind)
         return True
 
     def ends(self) -> bool:
         """Whether the file's last line is an event (validated if not read: the full reader warns
         of a last line cut short after a `}`)."""
         self.events.insert(0, (0, typing.cast(Event, self.first)))
-        where, line = self.last
+        where, line, kind = self.last
         if where != self.latest:
-            _validated(line)
+            _validated(line, kind)
         return True
 
 
@@ -468,12 +471,16 @@ def _decision(data: bytes, start: int, end: int, call_id: bytes, read: frozenset
 _VERDICT = re.compile(rb'"verdict": ?"(ALLOW|REVISE|BLOCK)"')
 
 
-def _validated(line: bytes) -> Event:
-    """A line's event (ValueError if it is not one, or is nested deeper than a trajectory's lines
-    may be: the full reader's limit, which the JSON parser alone would not enforce)."""
+def _validated(line: bytes, kind: bytes) -> Event:
+    """A line's event, validated by the model of the kind the index read in it (ValueError if it is
+    not one, or is nested deeper than a trajectory's lines may be: the full reader's limit, which
+    the JSON parser alone would not enforce). Only the models of the kinds read are built."""
     if _nested_deeper(line, EVENT_DEPTH):
         raise ValueError("nested too deep")
-    return EVENT_ADAPTER.validate_json(line)
+    return typing.cast(Event, _MODELS[kind].model_validate_json(line))
+
+
+_MODELS = {kind.encode(): model for kind, model in EVENT_MODELS.items()}
 
 
 def _nested_deeper(line: bytes, limit: int) -> bool:
@@ -498,10 +505,14 @@ _INNERMOST = re.compile(rb"\[\]|\{\}")
 
 
 class _Call(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # (built if a decision's call id has escapes)
+
     id: str
 
 
 class _Decision(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     call: _Call
     verdict: Verdict
 
@@ -510,6 +521,8 @@ class _Decided(BaseModel):
     """Of a gate decision not explained, what the order checks read (its call's id) and its verdict:
     parsed by pydantic's JSON parser (a whole decision: 7 KB, of which this is 30 bytes) without
     building the rest."""
+
+    model_config = ConfigDict(defer_build=True)
 
     decision: _Decision
 
@@ -526,7 +539,7 @@ def _kinds_of(keep: tuple[type[Event], ...], more: tuple[type[Event], ...]) -> t
     are written; gate decisions are always read (their calls, for the order checks)."""
     kept = frozenset(cls.model_fields["type"].default.encode() for cls in keep)
     extra = frozenset(cls.model_fields["type"].default.encode() for cls in more) - kept
-    every = {cls.model_fields["type"].default.encode() for cls in typing.get_args(typing.get_args(Event)[0])}
+    every = set(_MODELS)
     return kept, extra, frozenset(every - kept - extra - {b"tool_call", b"gate_decision"})
 
 
