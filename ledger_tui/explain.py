@@ -49,13 +49,17 @@ _short_text = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True).
 def _one_shot(encode: Callable[[Any], str]) -> Callable[[Any], str]:
     """`encode` (a `JSONEncoder`'s, with these options) for a list or dict, from C made once:
     `JSONEncoder.encode` makes its C encoder again on each call, half the time of quoting a
-    record. The same text (the values quoted come from JSON: none contains itself, so nothing
-    needs the check for a circular value). `encode` itself where Python has no C encoder."""
+    record; and for a string, its own encoder's. The same text (the values quoted come from JSON:
+    none contains itself, so nothing needs the check for a circular value). `encode` itself where
+    Python has no C encoder."""
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
         return encode
-    containers = make(None, str, json.encoder.encode_basestring, None, ": ", ", ", True, False, True)
-    return lambda value: "".join(containers(value, 0)) if isinstance(value, (list, dict)) else encode(value)
+    string = json.encoder.encode_basestring
+    containers = make(None, str, string, None, ": ", ", ", True, False, True)
+    return lambda value: (
+        string(value) if type(value) is str else "".join(containers(value, 0)) if isinstance(value, (list, dict)) else encode(value)
+    )
 
 
 _short_text = _one_shot(_short_text)

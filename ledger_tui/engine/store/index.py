@@ -361,14 +361,15 @@ class _Scan:
         if self.more_kinds:
             extra = list(map(self.more_kinds.__contains__, not_read))
             self.extra.extend(zip(map(base.__add__, compress(starts, extra)), compress(not_read, extra)))
-        proposed, decided, verdicts, at, find = self.proposed, self.decided, self.verdicts, self.at, buf.find
-        for start, (seq, decides_call, kind, proposes, _never) in zip(compress(starts, read), compress(found, read)):
+        nexts = starts[1:]  # (where the line after each begins: a line ends at its line break)
+        nexts.append(closes + 1)
+        proposed, decided, verdicts, at = self.proposed, self.decided, self.verdicts, self.at
+        for start, after, (seq, decides_call, kind, proposes, _never) in zip(compress(starts, read), compress(nexts, read), compress(found, read)):
             where = base + start
             if proposes:  # a proposal not kept: its id (without escapes: `_index`)
                 proposed.setdefault(proposes[:-1], where)
                 continue
-            end = find(b"\n", start, closes)
-            end = closes if end < 0 else end
+            end = after - 1
             if decides_call or kind == b"gate_decision":  # checked in order, read if of a verdict asked for
                 explained = self.decides and at in (None, seq)
                 call, verdict = _decision(buf, start, end, decides_call, verdicts if explained else frozenset())
