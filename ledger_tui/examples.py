@@ -13,7 +13,6 @@ folder the user happens to be in.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -95,6 +94,8 @@ def checkout_root(start: Path | None = None) -> Path | None:
         if not project.is_file() or not (folder / "sessions").is_dir():
             continue
         try:
+            import tomllib  # (only here: 1 ms of every command's start)
+
             name = tomllib.loads(project.read_text(encoding="utf-8")).get("project", {}).get("name")
         except (OSError, ValueError):
             continue

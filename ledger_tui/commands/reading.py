@@ -85,7 +85,8 @@ def _explained(reading: WhyReading) -> _Told:
         if told.explained:
             out.append("")
         out.extend(explain_decision(event, policy, category=kind))
-        out.extend(waits_lines(asked, event.decision.call.id))
+        if asked:  # (a file without cards or questions: nothing to look through)
+            out.extend(waits_lines(asked, event.decision.call.id))
         if kind == "disclosure":
             out.extend(disclosure_lines(reading.more(), event))
             told.withheld += 1
