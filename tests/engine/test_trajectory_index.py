@@ -132,6 +132,14 @@ def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_i
         assert _fast(path, verdicts) == _full(path, verdicts)
 
 
+
+@pytest.mark.parametrize("ending", [b"", b"\n"])
+def test_a_file_of_its_first_line_alone_is_read_from_the_index(ending, tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_lines(SESSIONS[0], spaced=False)[0] + ending)
+    assert _indexed(path.read_bytes(), WHY_EXPLAINS, frozenset(STOPS), WHY_DISCLOSES, withholds) is not None
+    assert _fast(path, STOPS) == _full(path, STOPS)
+
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.stem)
 def test_why_step_reads_the_one_decision_at_that_step_as_the_full_reader_chooses_it(session):
     """`why --step N` validates only the decision at step N: of every decision's step, and of a

@@ -84,9 +84,9 @@ def use_for_why(
 ) -> T:
     """What `use` makes of a trajectory as `read_for_why` reads it, given as a `WhyReading`: from the
     index, whose gate decisions are validated one at a time as `use` asks for them (`why` explains
-    each and drops it: the 1,942 stops of a 100,000-event file held at once took about 60 MB,
-    and making their pages a sixth of its time); if a line it reads then is not a valid event, `use` is given
-    the full reader's reading instead (so `use` must say nothing before it returns). Or
+    each and drops it: the 1,942 stops of a 100,000-event file held at once took about 60 MB, and
+    making their pages a sixth of its time); if a line it reads then is not a valid event, `use`
+    is given the full reader's reading instead (so `use` must say nothing before it returns). Or
     `read_trajectory`'s sentence."""
     path = Path(path)
     wanted = frozenset(verdicts)
@@ -212,7 +212,7 @@ class _IndexReading(WhyReading):
     def more(self) -> list[Event]:
         if self._more is None:
             self._file.seek(0)
-            data = self._file.read()  # (as it was indexed, or a line read is not a valid event)
+            data = self._file.read()  # (changed since it was indexed, a line read is not valid)
             try:
                 self._more = [_validated(data[start : _end(data, start)], kind) for start, kind in self._extra]
             except (ValueError, RecursionError):
@@ -314,7 +314,7 @@ def _scanned(
             scan.first = _validated(buf[:first_end], b"session_started")
             if not isinstance(scan.first, SessionStarted) or not OLDEST_SCHEMA <= scan.first.schema_version <= SCHEMA_VERSION:
                 return None
-            scan.seq, scan.last = int(started[1]), (0, bytes(buf[:first_end]))
+            scan.seq, scan.last = int(started[1]), (0, b"", b"session_started")  # (read: `latest`)
             found, starts = index(buf, first_end - 1, closes), _line_starts(buf, first_end, closes)
         else:
             line = head.match(buf, 0, closes)
@@ -325,8 +325,9 @@ def _scanned(
         # the n-th line's beginning)
         if len(found) != len(starts) or not scan.block(buf, base, closes, found, starts):
             return None
-    if scan.first is None or not scan.ends():
+    if scan.first is None:
         return None
+    scan.ends()
     return _IndexReading(file, scan.events, scan.spans, scan.extra, verdicts)
 
 
@@ -391,14 +392,14 @@ class _Scan:
             self.last = (base + starts[-1], bytes(buf[starts[-1] : closes]), kind)
         return True
 
-    def ends(self) -> bool:
-        """Whether the file's last line is an event (validated if not read: the full reader warns
-        of a last line cut short after a `}`)."""
+    def ends(self) -> None:
+        """The file read to its end: its first event put first, and its last line validated if it
+        was not read (ValueError if it is not an event: the full reader warns of a last line cut
+        short after a `}`)."""
         self.events.insert(0, (0, typing.cast(Event, self.first)))
         where, line, kind = self.last
         if where != self.latest:
             _validated(line, kind)
-        return True
 
 
 _BLOCK = 1 << 20  # (a test reads with smaller blocks)
