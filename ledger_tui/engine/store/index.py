@@ -47,8 +47,8 @@ from ledger_tui.engine.store.reading import EVENT_DEPTH, MAX_FILE_BYTES, MAX_LIN
 from ledger_tui.engine.store.trajectories import (
     OLDEST_SCHEMA,
     LoadedTrajectory,
+    _NOT_OPENING,
     _collector_paused,
-    _has_line_longer,
     read_trajectory,
 )
 
@@ -491,7 +491,7 @@ def _nested_deeper(line: bytes, limit: int) -> bool:
     escaped backslashes and quotes taken out, then all but brackets and quotes, then its strings,
     the innermost pairs of brackets are removed `limit` times; a line not balanced is not JSON, and
     the parser says so."""
-    if line.count(b"{") + line.count(b"[") <= limit:
+    if len(line.translate(None, _NOT_OPENING)) <= limit:  # (its `{` and `[` kept: one pass, not two counts)
         return False
     skeleton = _STRINGS.sub(b"", line.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE))
     for _ in range(limit):
