@@ -13,10 +13,10 @@ folder the user happens to be in.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Callable
 
 PROJECT = "ledger-tui"
 
@@ -61,11 +61,11 @@ def sessions() -> list[Example]:
     return [Example(p.stem, p, titles.get(p.stem, "")) for p in sorted(sessions_folder().glob("*.jsonl"))]
 
 
-def _resolve(given: Path, shipped: list[Example], suffix: str) -> Path:
-    if given.exists():
+def _resolve(given: Path, shipped: Callable[[], list[Example]], suffix: str) -> Path:
+    if given.exists():  # (the shipped ones are not looked for: their titles read every script)
         return given
     text = given.as_posix().removesuffix(suffix)
-    by_name = {e.name: e.path for e in shipped}
+    by_name = {e.name: e.path for e in shipped()}
     # the name itself, or a path of the checkout's layout (`sessions/NAME.jsonl`,
     # `domains/DOMAIN/scripts/STEM.json`) typed outside a checkout
     candidates = [text, text.removeprefix("sessions/"), text.removeprefix("domains/").replace("/scripts/", "/")]
@@ -77,12 +77,12 @@ def _resolve(given: Path, shipped: list[Example], suffix: str) -> Path:
 
 def resolve_session(given: Path) -> Path:
     """A trajectory path as given when it exists, else the shipped session of that name."""
-    return _resolve(Path(given), sessions(), ".jsonl")
+    return _resolve(Path(given), sessions, ".jsonl")
 
 
 def resolve_script(given: Path) -> Path:
     """A script path as given when it exists, else the shipped script of that name."""
-    return _resolve(Path(given), scripts(), ".json")
+    return _resolve(Path(given), scripts, ".json")
 
 
 def checkout_root(start: Path | None = None) -> Path | None:
@@ -94,6 +94,8 @@ def checkout_root(start: Path | None = None) -> Path | None:
         if not project.is_file() or not (folder / "sessions").is_dir():
             continue
         try:
+            import tomllib  # (only here: 1 ms of every command's start)
+
             name = tomllib.loads(project.read_text(encoding="utf-8")).get("project", {}).get("name")
         except (OSError, ValueError):
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ledger_tui.engine.events import (
     CATEGORY_LABELS,
@@ -44,6 +44,25 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 # makes a new encoder on every call (a long file's explanations quote 26,000 values)
 _quoted = json.JSONEncoder(ensure_ascii=False).encode
 _short_text = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True).encode
+
+
+def _one_shot(encode: Callable[[Any], str]) -> Callable[[Any], str]:
+    """`encode` (a `JSONEncoder`'s, with these options) for a list or dict, from C made once:
+    `JSONEncoder.encode` makes its C encoder again on each call, half the time of quoting a
+    record; and for a string, its own encoder's. The same text (the values quoted come from JSON:
+    none contains itself, so nothing needs the check for a circular value). `encode` itself where
+    Python has no C encoder."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return encode
+    string = json.encoder.encode_basestring
+    containers = make(None, str, string, None, ": ", ", ", True, False, True)
+    return lambda value: (
+        string(value) if type(value) is str else "".join(containers(value, 0)) if isinstance(value, (list, dict)) else encode(value)
+    )
+
+
+_short_text = _one_shot(_short_text)
 
 
 def short(value: Any, limit: int = 160) -> str:
@@ -228,8 +247,12 @@ WHY_READS = WHY_EXPLAINS + WHY_DISCLOSES
 
 
 def withholds(events: Iterable[Event]) -> bool:
-    """Whether a decision among these withholds a read (its lines need `WHY_DISCLOSES`)."""
-    return any(isinstance(e, GateDecided) and e.decision.category() == "disclosure" for e in events)
+    """Whether a decision among these withholds a read (its lines need `WHY_DISCLOSES`): only
+    one with a check that withheld it may (its category is asked of those alone)."""
+    return any(
+        isinstance(e, GateDecided) and any(p.withheld for p in e.decision.predicates) and e.decision.category() == "disclosure"
+        for e in events
+    )
 
 
 def decisions(events: Iterable[Event], verdicts: Iterable[Verdict] = (Verdict.REVISE, Verdict.BLOCK)) -> list[GateDecided]:

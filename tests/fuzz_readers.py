@@ -318,16 +318,14 @@ def _trajectory_lazy(data: bytes, folder: Path) -> None:
 
 
 def _why(data: bytes, folder: Path) -> None:
-    """What `why --all` reads and explains: the index's fast path, or the full reader it falls back to."""
+    """What `why --all` reads and explains: the index's fast path (its decisions validated as they
+    are explained), or the full reader it falls back to, before or while explaining."""
+    from ledger_tui.commands.reading import _explained
     from ledger_tui.engine.events import Verdict
-    from ledger_tui.engine.store.index import read_for_why
-    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, asks_and_answers, decisions, explain_decision, waits_lines, withholds
+    from ledger_tui.engine.store.index import use_for_why
+    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS
 
-    loaded = read_for_why(_write(folder, "t.jsonl", data), WHY_EXPLAINS, tuple(Verdict), more=WHY_DISCLOSES, more_if=withholds)
-    asked = asks_and_answers(loaded.events)
-    for event in decisions(loaded.events, tuple(Verdict)):
-        explain_decision(event, None)
-        waits_lines(asked, event.decision.call.id)
+    use_for_why(_write(folder, "t.jsonl", data), WHY_EXPLAINS, tuple(Verdict), WHY_DISCLOSES, None, _explained)
 
 
 def _trajectory_folder(data: bytes, folder: Path) -> None:

@@ -4,8 +4,9 @@ of runs (`audit`, `browse`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -13,6 +14,10 @@ from ledger_tui.commands.shared import check_mode, say, tui_status
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.examples import resolve_session
 from ledger_tui.explain import plural
+
+if TYPE_CHECKING:
+    from ledger_tui.engine.events import SessionStarted
+    from ledger_tui.engine.store.index import WhyReading
 
 
 def why(
@@ -22,27 +27,22 @@ def why(
 ) -> None:
     """Explain every REVISE and BLOCK of a trajectory from its recorded evidence."""
     from ledger_tui.engine.events import GateDecided, Verdict
-    from ledger_tui.engine.store.index import read_for_why
-    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, asks_and_answers, category_counts, decisions, disclosure_lines, explain_decision, waits_lines, withholds
+    from ledger_tui.engine.store.index import read_for_why, use_for_why
+    from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, category_counts
 
     trajectory = resolve_session(trajectory)
     verdicts = tuple(Verdict) if all_decisions or step is not None else (Verdict.REVISE, Verdict.BLOCK)
-    loaded = read_for_why(trajectory, WHY_EXPLAINS, verdicts, more=WHY_DISCLOSES, more_if=withholds, step=step)
-    for w in loaded.warnings:
+    told = use_for_why(trajectory, WHY_EXPLAINS, verdicts, WHY_DISCLOSES, step, _explained)
+    for w in told.warnings:
         say(f"warning: {w}", err=True)
-    policy = _policy_for(loaded.started.domain if loaded.started else None)
-    if step is not None:
-        chosen = [e for e in loaded.events if isinstance(e, GateDecided) and e.seq == step]
-        if not chosen:  # (read again for the steps it lists: only the decision at `step` was validated)
-            every = read_for_why(trajectory, (GateDecided,)).events
-            steps = [str(e.seq) for e in every if isinstance(e, GateDecided)]
-            raise LedgerTuiError(
-                f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
-            )
-    else:
-        chosen = decisions(loaded.events, verdicts)
-    if not chosen:
-        mode = loaded.started.mode if loaded.started else ""
+    if not told.explained and step is not None:  # (read again for the steps it lists: only the decision at `step` was validated)
+        every = read_for_why(trajectory, (GateDecided,)).events
+        steps = [str(e.seq) for e in every if isinstance(e, GateDecided)]
+        raise LedgerTuiError(
+            f"Step {step} of {trajectory.name} is not a gate decision; gate decisions are at steps: {', '.join(steps) or 'none'}."
+        )
+    if not told.explained:
+        mode = told.started.mode if told.started else ""
         from ledger_tui.engine.session import ungated
 
         if ungated(mode):  # every write ran unjudged
@@ -50,23 +50,50 @@ def why(
         else:
             say("No REVISE or BLOCK in this trajectory (use --all to list ALLOWs).")
         return
-    asked = asks_and_answers(loaded.events)
-    kinds = [e.decision.category() for e in chosen]  # (asked once of each decision: 5 µs a time)
-    out: list[str] = []  # said at once: a long file's thousands of explanations, one write
-    for i, (event, kind) in enumerate(zip(chosen, kinds)):
-        if i:
+    for at in range(0, len(told.lines), 1024):  # (in parts, each made in the memory of the last)
+        say("\n".join(told.lines[at : at + 1024]))
+    if told.explained > 1 and (told.stops or told.withheld):
+        parts = [f"{plural(len(told.stops), 'stopped write')}: {category_counts(told.stops)}"] if told.stops else []
+        parts += [f"{plural(told.withheld, 'read')} of another customer's record (withheld in gated modes)"] if told.withheld else []
+        say("\n" + "; ".join(parts))
+
+
+@dataclass
+class _Told:
+    """What `why` says of a trajectory, made before any of it is said."""
+
+    started: SessionStarted | None
+    warnings: list[str]
+    lines: list[str] = field(default_factory=list)  # every decision's explanation
+    explained: int = 0  # decisions explained
+    stops: list[str] = field(default_factory=list)  # the category of each stopped write explained
+    withheld: int = 0  # reads withheld explained
+
+
+def _explained(reading: WhyReading) -> _Told:
+    """`why`'s explanation of each decision of a `WhyReading`, each decision dropped once explained
+    (a long file's thousands of explanations are said at once, in one write)."""
+    from ledger_tui.engine.events import Verdict
+    from ledger_tui.explain import asks_and_answers, disclosure_lines, explain_decision, waits_lines
+
+    told = _Told(reading.started, reading.warnings)
+    policy = _policy_for(told.started.domain if told.started else None)
+    asked = asks_and_answers(reading.events)
+    out = told.lines
+    for event in reading.decisions():
+        kind = event.decision.category()  # (asked once of each decision: 5 µs a time)
+        if told.explained:
             out.append("")
         out.extend(explain_decision(event, policy, category=kind))
-        out.extend(waits_lines(asked, event.decision.call.id))
+        if asked:  # (a file without cards or questions: nothing to look through)
+            out.extend(waits_lines(asked, event.decision.call.id))
         if kind == "disclosure":
-            out.extend(disclosure_lines(loaded.events, event))
-    say("\n".join(out))
-    stops = [kind for e, kind in zip(chosen, kinds) if e.decision.verdict != Verdict.ALLOW and kind != "disclosure"]
-    withheld = kinds.count("disclosure")
-    if len(chosen) > 1 and (stops or withheld):
-        parts = [f"{plural(len(stops), 'stopped write')}: {category_counts(stops)}"] if stops else []
-        parts += [f"{plural(withheld, 'read')} of another customer's record (withheld in gated modes)"] if withheld else []
-        say("\n" + "; ".join(parts))
+            out.extend(disclosure_lines(reading.more(), event))
+            told.withheld += 1
+        elif event.decision.verdict != Verdict.ALLOW:
+            told.stops.append(kind)
+        told.explained += 1
+    return told
 
 
 def _policy_for(domain: str | None) -> str | None:

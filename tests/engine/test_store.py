@@ -273,3 +273,30 @@ def test_version_3_trajectories_read_as_written_and_their_gate_is_explained_as_t
             assert question_of(old.events, decided.decision.call.id) is None
     card = fold(read_trajectory(V3 / "airline-cancel-on-a-card.jsonl").events)
     assert [d.decision.category() for d in card.gate_log] == ["consent", "allowed"]
+
+
+def test_each_kind_of_event_is_read_alike_by_the_union_and_by_its_own_model_each_built_when_first_used():
+    """The event models' validators are built when first used (`why` builds those of the kinds it
+    reads, validating each line with its kind's model): in a fresh process none is built by the
+    import, and the union, EVENT_ADAPTER, reads every kind of the shipped sessions' lines (and a
+    notice) as that kind's own model does, and writes each back as it was."""
+    code = """
+import json, sys
+from pathlib import Path
+from ledger_tui.engine.events import EVENT_ADAPTER, EVENT_MODELS, Notice, dump_event
+assert not any(model.__pydantic_complete__ for model in EVENT_MODELS.values())
+lines = [line for path in sorted(Path(sys.argv[1]).glob("*.jsonl")) for line in path.read_bytes().splitlines()]
+lines.append(dump_event(Notice(seq=3, text="a model error")).encode())
+kinds = set()
+for line in lines:
+    kind = json.loads(line)["type"]
+    event = EVENT_ADAPTER.validate_json(line)
+    assert type(event) is EVENT_MODELS[kind] and event == EVENT_MODELS[kind].model_validate_json(line), line
+    assert dump_event(event).encode() == line, line
+    kinds.add(kind)
+print(sorted(kinds) == sorted(EVENT_MODELS), len(EVENT_MODELS))
+"""
+    sessions = Path(__file__).resolve().parents[2] / "sessions"
+    done = subprocess.run([sys.executable, "-c", code, str(sessions)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "17"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,13 +16,15 @@ from hypothesis import strategies as st
 
 from ledger_tui.engine.errors import TrajectoryError
 from ledger_tui.engine.events import GateDecided, Verdict
-from ledger_tui.engine.store.index import _indexed, chosen, read_for_why
+from ledger_tui.engine.store import index
+from ledger_tui.engine.store.index import WhyReading, _indexed, chosen, read_for_why, use_for_why
 from ledger_tui.engine.store.trajectories import read_trajectory
 from ledger_tui.explain import WHY_DISCLOSES, WHY_EXPLAINS, WHY_READS, withholds
 from tests.fuzz_readers import mutated
 
 SESSIONS = sorted((Path(__file__).resolve().parents[2] / "sessions").glob("*.jsonl"))
 STOPS = (Verdict.REVISE, Verdict.BLOCK)
+BLOCKS = (index._BLOCK, 61, 4096)  # (bytes read at a time: as why reads, shorter than a line, a few lines)
 
 
 def _fast(path: Path, verdicts: tuple[Verdict, ...]) -> tuple[object, ...]:
@@ -92,13 +95,15 @@ def damaged_files(draw: st.DrawFn) -> tuple[bytes, int | None, bytes]:
 
 
 @settings(max_examples=400, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-@given(damaged=damaged_files(), everything=st.booleans())
-def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, tmp_path_factory):
+@given(damaged=damaged_files(), everything=st.booleans(), block=st.sampled_from(BLOCKS))
+def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, block, tmp_path_factory):
     data, at, original = damaged
     verdicts = tuple(Verdict) if everything else STOPS
     path = tmp_path_factory.mktemp("index") / "t.jsonl"
     path.write_bytes(data)
-    fast, full = _fast(path, verdicts), _full(path, verdicts)
+    with patch.object(index, "_BLOCK", block):
+        fast = _fast(path, verdicts)
+    full = _full(path, verdicts)
     if fast == full:
         return
     # Only damage inside one line the index frames and does not validate may go unseen by it: the
@@ -113,15 +118,27 @@ def test_why_reads_a_damaged_file_as_the_full_reader_does(damaged, everything, t
     assert fast == _full(path, verdicts)
 
 
+@pytest.mark.parametrize("block", BLOCKS)
 @pytest.mark.parametrize("spaced", [False, True])
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.stem)
-def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_it(session, spaced, tmp_path):
+def test_every_shipped_session_is_read_from_the_index_as_the_full_reader_reads_it(session, spaced, block, tmp_path, monkeypatch):
+    """Read a block of lines at a time (`_blocks`): in one block, and in blocks shorter than a
+    line (each line read into a larger buffer) or of a few lines (a line carried to the next)."""
+    monkeypatch.setattr(index, "_BLOCK", block)
     path = tmp_path / session.name
     path.write_bytes(b"\n".join(_lines(session, spaced)) + b"\n")
     for verdicts in (STOPS, tuple(Verdict)):
         assert _indexed(path.read_bytes(), WHY_EXPLAINS, frozenset(verdicts), WHY_DISCLOSES, withholds) is not None
         assert _fast(path, verdicts) == _full(path, verdicts)
 
+
+
+@pytest.mark.parametrize("ending", [b"", b"\n"])
+def test_a_file_of_its_first_line_alone_is_read_from_the_index(ending, tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_lines(SESSIONS[0], spaced=False)[0] + ending)
+    assert _indexed(path.read_bytes(), WHY_EXPLAINS, frozenset(STOPS), WHY_DISCLOSES, withholds) is not None
+    assert _fast(path, STOPS) == _full(path, STOPS)
 
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.stem)
 def test_why_step_reads_the_one_decision_at_that_step_as_the_full_reader_chooses_it(session):
@@ -150,6 +167,28 @@ def test_a_line_why_does_not_read_is_checked_by_its_framing_only(tmp_path):
         path.write_bytes(data)
         assert _indexed(data, WHY_EXPLAINS, frozenset(STOPS), WHY_DISCLOSES, withholds) is None
         assert _fast(path, STOPS) == _full(path, STOPS)
+
+
+
+def test_a_decision_found_not_valid_while_why_explains_sends_the_file_to_the_full_reader(tmp_path):
+    """`why` validates the decisions it explains one at a time as it explains them
+    (`use_for_why`): the second, with a field renamed inside, is found after the first was
+    explained, and the file then gets the full reader's sentence, with nothing explained."""
+    lines = _lines(next(p for p in SESSIONS if p.stem == "telecom-roaming"), spaced=False)
+    stops = [i for i, line in enumerate(lines) if b'"type":"gate_decision"' in line[:40] and b'"verdict":"ALLOW"' not in line]
+    at = stops[1]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines[:at] + [lines[at].replace(b'"reason"', b'"reason_"', 1)] + lines[at + 1 :]) + b"\n")
+    explained: list[list[int]] = []
+
+    def explain(reading: WhyReading) -> None:
+        explained.append([])
+        for event in reading.decisions():
+            explained[-1].append(event.seq)
+
+    with pytest.raises(TrajectoryError, match=f"^Line {at + 1} of t.jsonl is not a valid event"):
+        use_for_why(path, WHY_EXPLAINS, STOPS, WHY_DISCLOSES, None, explain)
+    assert explained == [[json.loads(lines[stops[0]])["seq"]]]  # (the full reader refused before any was given)
 
 
 NESTED = st.recursive(
