@@ -45,7 +45,7 @@ FAULTS = {
         "did not answer with JSON (it began: '<html><body><h1>502 Bad Gateway",
     ),
     "JSON without choices": ({"raw": '{"object": "list", "data": []}'}, "returned no choices (it began: '{\"object\": \"list\""),
-    "JSON nested too deeply": ({"raw": "[" * 100_000 + "]" * 100_000}, "did not answer with JSON (it began: '[[[["),
+    "JSON nested too deeply": ({"raw": "[" * 20_000 + "]" * 20_000}, "did not answer with JSON (it began: '[[[["),
     "a reset mid-reply": ({"reset": 30, "text": "never whole"}, "dropped the connection before its reply was complete"),
     "a slow trickle": ({"trickle": 0.1, "text": "a reply sent a byte at a time"}, "did not complete its reply within 0.5 s"),
 }
