@@ -225,10 +225,11 @@ class _Read:
 
     def add(self, event: Event, line_number: int, span: tuple[int, int] | None = None) -> None:
         """Record the next event; `span`: where its line is in the file's bytes (the fast path)."""
-        if isinstance(event, ToolCallProposed):
-            self.marks.append((event.seq, event.call.id, None))
-        elif isinstance(event, GateDecided):
-            self.marks.append((event.seq, None, event.decision.call.id))
+        kind = type(event)  # (a validated event is of one of the union's classes, never a subclass)
+        if kind is ToolCallProposed:
+            self.marks.append((event.seq, event.call.id, None))  # type: ignore[union-attr]
+        elif kind is GateDecided:
+            self.marks.append((event.seq, None, event.decision.call.id))  # type: ignore[union-attr]
         else:
             self.marks.append((event.seq, None, None))
         self.line_numbers.append(line_number)
