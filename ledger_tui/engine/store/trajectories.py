@@ -469,10 +469,10 @@ def _in_order(path: Path, read: _Read) -> None:
         if proposes is not None:
             proposed.add(proposes)
         elif call_id is not None:
-            where = f"Line {line_numbers[i]} of {path.name} decides call {shown(call_id)[:40]}"
-            if call_id in decided:
-                raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
-            if call_id not in proposed:
+            if call_id in decided or call_id not in proposed:
+                where = f"Line {line_numbers[i]} of {path.name} decides call {shown(call_id)[:40]}"
+                if call_id in decided:
+                    raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
                 raise TrajectoryError(f"{where} before it is proposed (a line moved); restore the file as ledger-tui wrote it.")
             decided[call_id] = line_numbers[i]
 
