@@ -46,6 +46,9 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 YOUNG_GENERATION = 5_000
 
 
+NOT_NAMED = object()  # (ReplayScreen's `domain_named` when not given: `domain` is the domain)
+
+
 def _seq(event: Event) -> int:
     return event.seq
 
@@ -84,15 +87,20 @@ class ReplayScreen(WorkbenchScreen):
         domain: Domain | None = None,
         domain_problem: str = "",
         warnings: Sequence[str] = (),
+        domain_named: str | None | object = NOT_NAMED,
     ) -> None:
+        """`domain_named`: instead of `domain`, the trajectory's domain by name (its first event's,
+        None when it names none), loaded when first needed (a fork, an explanation): importing and
+        building a domain (~30 ms) need not come before the first paint."""
         super().__init__()
         # a file read lazily comes folded already (read_trajectory(lazy=True))
         self.timeline = events.timeline if isinstance(events, LazyEvents) else Timeline(events)
         self.events = self.timeline.events
         self._kinds = kinds(self.events)
         self.source_path = path
-        self.domain = domain
+        self._domain = domain
         self.domain_problem = domain_problem
+        self._domain_named: tuple[str | None] | None = None if domain_named is NOT_NAMED else (domain_named,)  # type: ignore[assignment]
         self.warnings = list(warnings)
         last = len(self.timeline) - 1
         self._start = last if step is None else max(0, min(step, last))
@@ -104,6 +112,15 @@ class ReplayScreen(WorkbenchScreen):
         self.decision_steps = [i for i, kind in enumerate(self._kinds) if kind is GateDecided]
         self._requestors = proposers(self.events)  # the calls proposed, and who proposed each
         self.run_row: RunRow | None = None  # the run list's row, when opened from it
+
+    @property  # type: ignore[override]
+    def domain(self) -> Domain | None:
+        if self._domain_named is not None:
+            from ledger_tui.domains import domain_for
+
+            (name,), self._domain_named = self._domain_named, None
+            self._domain, self.domain_problem = domain_for(name)
+        return self._domain
 
     def compose_bottom(self) -> ComposeResult:
         yield ReplayBar(id="replay-bar")
