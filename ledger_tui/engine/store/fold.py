@@ -327,15 +327,18 @@ def _bumped(totals: Totals, **changes: int) -> Totals:
 
 
 def _count(totals: Totals, decision: Any) -> Totals:
+    """A decision counted: held (`GateDecision.held`: a REVISE only for consent), withheld (a
+    REVISE that is a disclosure), else by its verdict. The category is asked once (a few µs)."""
     verdict = decision.verdict
-    if decision.held():
-        return _bumped(totals, held=totals.held + 1)
-    if verdict == Verdict.REVISE and decision.category() == "disclosure":
-        return _bumped(totals, withheld=totals.withheld + 1)
+    if verdict == Verdict.REVISE:
+        category = decision.category()
+        if category == "consent":
+            return _bumped(totals, held=totals.held + 1)
+        if category == "disclosure":
+            return _bumped(totals, withheld=totals.withheld + 1)
+        return _bumped(totals, revise=totals.revise + 1)
     if verdict == Verdict.ALLOW:
         return _bumped(totals, allow=totals.allow + 1)
-    if verdict == Verdict.REVISE:
-        return _bumped(totals, revise=totals.revise + 1)
     return _bumped(totals, block=totals.block + 1)
 
 
@@ -356,9 +359,13 @@ _FOLDED = frozenset(
 )
 
 
-def _changes(s: SessionState, event: Event) -> dict[str, Any]:
-    """The fields one event changes, and their new values (the state is only read)."""
-    c: dict[str, Any] = {"seq": event.seq if event.seq >= 0 else s.seq + 1}
+def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The fields one event changes, and their new values, in `c` (a new dict when None). The state
+    is only read, each field before it is written: `Timeline.absorb` passes its draft state's own
+    fields as `c`, which saves a dict and its copy an event."""
+    if c is None:
+        c = {}
+    c["seq"] = event.seq if event.seq >= 0 else s.seq + 1
     kind: type = type(event)
     if kind not in _FOLDED:  # (a subclass of a kind, never read from a file: folded as that kind)
         kind = next((k for k in _FOLDED if isinstance(event, k)), kind)
@@ -502,7 +509,7 @@ class Timeline:
         """Fold the event just appended to `events` (a `growing` timeline), keeping a checkpoint
         every `every` events: the fold runs as the file is read, once."""
         draft = self._final  # (the one state not yet shared: changed in place, copied at each checkpoint)
-        draft.__dict__.update(_changes(draft, event))  # type: ignore[union-attr]
+        _changes(draft, event, draft.__dict__)  # type: ignore[arg-type]
         self._absorbed += 1  # (as many as `events` holds: one call for each appended)
         if self._absorbed % self.every == 0:
             self._checkpoints.append(_with(draft, {}))  # type: ignore[arg-type]

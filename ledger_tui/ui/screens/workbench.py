@@ -15,6 +15,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -175,8 +176,11 @@ class WorkbenchScreen(Screen[None]):
     @property
     def searching(self) -> str:
         """"typing" while the search's query has the focus, "open" while it shows, else ""."""
-        bar = next(iter(self.query(SearchBar)), None)
-        return "" if bar is None or not bar.is_open else "typing" if bar.typing else "open"
+        try:  # (asked of every binding the footer shows: query_one keeps what it found, a query walks every widget)
+            bar = self.query_one(SearchBar)
+        except NoMatches:
+            return ""
+        return "" if not bar.is_open else "typing" if bar.typing else "open"
 
     def action_search(self) -> None:
         """Open the search bar over the whole run (`/` in replay, Ctrl+F in play)."""
