@@ -18,7 +18,6 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
 from ledger_tui.engine.model.models import Model, NoModel
@@ -28,6 +27,7 @@ from ledger_tui.ui.commands import WorkbenchCommands
 from ledger_tui.ui.screens.replay import NOT_NAMED, ReplayScreen
 
 if TYPE_CHECKING:  # (imported where used: a replay opens without the live session's modules)
+    from ledger_tui.engine.domain import Domain
     from ledger_tui.engine.session import Session
 
 

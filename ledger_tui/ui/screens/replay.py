@@ -11,7 +11,7 @@ import gc
 import heapq
 from bisect import bisect_left, bisect_right
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from textual import work
 from textual.app import ComposeResult
@@ -20,7 +20,6 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolResult, UserMessage
 from ledger_tui.engine.store.fold import SessionState, Timeline
 from ledger_tui.engine.store.lazy import LazyEvents, kinds, proposers, step_of, verdicts
@@ -32,6 +31,9 @@ from ledger_tui.ui.search import Hit
 from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
 from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
+
+if TYPE_CHECKING:  # (the domain is loaded when first needed: `ReplayScreen.domain`)
+    from ledger_tui.engine.domain import Domain
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 # While a replay is open the collector's youngest generation holds this many new objects before it

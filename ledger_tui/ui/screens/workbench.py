@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -19,7 +20,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import (
     ConfirmationAnswered,
     ConfirmationRequested,
@@ -43,6 +43,9 @@ EXPORTS = Path("exports")  # relative: under the directory the workbench was sta
 NARROW = 100  # below this many columns the panes are tabs, one on the whole screen
 TABS = ("conversation", "ledger", "gate-log")
 PANE_LABELS = {"conversation": "Chat", "ledger": "Ledger", "gate-log": "Gate"}  # as the footer names them
+
+if TYPE_CHECKING:  # (a replay loads its domain when first needed)
+    from ledger_tui.engine.domain import Domain
 
 
 class WorkbenchScreen(Screen[None]):
