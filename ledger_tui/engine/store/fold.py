@@ -396,17 +396,17 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
                 c["open_writes"] = s.open_writes + (event.call,)
     elif kind is ToolResult:
         c["conversation"] = s.conversation.appended(event)
-        read = next((r for r in s.open_reads if r.id == event.call_id), None)
+        read = _open_call(s.open_reads, event.call_id)
         if read is not None:
-            c["open_reads"] = tuple(r for r in s.open_reads if r is not read)
+            c["open_reads"] = _closed(s.open_reads, read)
             if event.error:
                 c["reads_failed"] = s.reads_failed.added(read.signature())
             else:
                 c["reads_done"] = s.reads_done.added(read.signature())
         else:
-            call = next((w for w in s.open_writes if w.id == event.call_id), None)
+            call = _open_call(s.open_writes, event.call_id)
             if call is not None:
-                c["open_writes"] = tuple(w for w in s.open_writes if w is not call)
+                c["open_writes"] = _closed(s.open_writes, call)
                 if event.executed and not event.error:
                     c["recent_writes"] = s.recent_writes.appended(call)
                     c["writes_done"] = s.writes_done.appended(call)
@@ -465,6 +465,22 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
             helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
         )
     return c
+
+
+def _open_call(calls: tuple[ToolCall, ...], call_id: str) -> ToolCall | None:
+    """The first of `calls` with this id, or None (a loop: a generator costs more than the one or
+    two calls open at a time)."""
+    for call in calls:
+        if call.id == call_id:
+            return call
+    return None
+
+
+def _closed(calls: tuple[ToolCall, ...], call: ToolCall) -> tuple[ToolCall, ...]:
+    """`calls` (which hold `call`) without `call`: this object, not another equal to it."""
+    if len(calls) == 1:
+        return ()
+    return tuple(c for c in calls if c is not call)
 
 
 def fold(events: Iterable[Event], upto: int | None = None) -> SessionState:
