@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ledger_tui.engine.events import (
     ConfirmationAnswered,
@@ -38,6 +38,7 @@ from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.search import Hit
 from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, ReplayBar, SearchBar, StatusBar
+from ledger_tui.ui.widgets.footer import Footer
 
 EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
 NARROW = 100  # below this many columns the panes are tabs, one on the whole screen
