@@ -20,7 +20,6 @@ from textual.screen import Screen
 
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
-from ledger_tui.engine.model.models import Model, NoModel
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.store.trajectories import LoadedTrajectory, read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
@@ -28,6 +27,7 @@ from ledger_tui.ui.screens.replay import NOT_NAMED, ReplayScreen
 
 if TYPE_CHECKING:  # (imported where used: a replay opens without the live session's modules)
     from ledger_tui.engine.domain import Domain
+    from ledger_tui.engine.model.models import Model
     from ledger_tui.engine.session import Session
 
 
@@ -183,6 +183,7 @@ def make_app(
         named = NOT_NAMED if domain is not None else getattr(first, "domain", None)  # (loaded when first needed)
         screen: Screen[None] = ReplayScreen(events, path=trajectory, step=step, domain=domain, warnings=warnings, domain_named=named)
         return LedgerWorkbench(screen, keymap)
+    from ledger_tui.engine.model.models import NoModel
     from ledger_tui.engine.session import Session
     from ledger_tui.ui.screens.play import PlayScreen
 
