@@ -22,7 +22,7 @@ from ledger_tui.engine.conversation.speaker import any_given_for_another
 from ledger_tui.engine.conversation.text import names
 from ledger_tui.engine.conversation.stated import Statement, keyword_statement  # noqa: F401  (domains import them from here)
 from ledger_tui.engine.conversation.questions import Choice, Question, said_as  # noqa: F401  (domains import them from here)
-from ledger_tui.engine.policy_text import clause_text  # noqa: F401  (the domains' tests and the Why screen import it from here)
+from ledger_tui.engine.policy_text import clause_text  # noqa: F401  (the domains' tests import it from here)
 
 if TYPE_CHECKING:
     from ledger_tui.engine.disclosure import ReadGate

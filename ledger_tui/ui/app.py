@@ -18,17 +18,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ledger_tui.domains import domain_for
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.errors import LedgerTuiError
 from ledger_tui.engine.events import Event
-from ledger_tui.engine.model.models import Model, NoModel
 from ledger_tui.engine.outside import shown
 from ledger_tui.engine.store.trajectories import LoadedTrajectory, read_trajectory
 from ledger_tui.ui.commands import WorkbenchCommands
-from ledger_tui.ui.screens.replay import ReplayScreen
+from ledger_tui.ui.screens.replay import NOT_NAMED, ReplayScreen
 
 if TYPE_CHECKING:  # (imported where used: a replay opens without the live session's modules)
+    from ledger_tui.engine.domain import Domain
+    from ledger_tui.engine.model.models import Model
     from ledger_tui.engine.session import Session
 
 
@@ -121,8 +120,8 @@ class LedgerWorkbench(App[None]):
         except LedgerTuiError as exc:
             self.notify(shown(exc, markup=True), severity="error", timeout=10)
             return None
-        domain, problem = domain_for(loaded.started.domain if loaded.started else None)
-        screen = ReplayScreen(loaded.events, path=Path(path), domain=domain, domain_problem=problem, warnings=loaded.warnings)
+        named = loaded.started.domain if loaded.started else None
+        screen = ReplayScreen(loaded.events, path=Path(path), domain_named=named, warnings=loaded.warnings)
         self.push_screen(screen)
         return screen
 
@@ -180,14 +179,11 @@ def make_app(
             if loaded is None:  # (the CLI passes the file it has read to check it: read once)
                 loaded = read_trajectory(trajectory, lazy=True)  # type: ignore[arg-type]
             events, warnings = loaded.events, loaded.warnings
-        problem = ""
-        if domain is None:
-            first = events[0] if events else None
-            domain, problem = domain_for(getattr(first, "domain", None))
-        screen: Screen[None] = ReplayScreen(
-            events, path=trajectory, step=step, domain=domain, domain_problem=problem, warnings=warnings
-        )
+        first = events[0] if events else None
+        named = NOT_NAMED if domain is not None else getattr(first, "domain", None)  # (loaded when first needed)
+        screen: Screen[None] = ReplayScreen(events, path=trajectory, step=step, domain=domain, warnings=warnings, domain_named=named)
         return LedgerWorkbench(screen, keymap)
+    from ledger_tui.engine.model.models import NoModel
     from ledger_tui.engine.session import Session
     from ledger_tui.ui.screens.play import PlayScreen
 

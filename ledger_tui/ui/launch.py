@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledger_tui.engine.domain import Domain
-from ledger_tui.engine.model.models import Model
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a replay opens without the domain's modules: see ReplayScreen's domain_named)
+    from ledger_tui.engine.domain import Domain
+    from ledger_tui.engine.model.models import Model
     from ledger_tui.engine.session import Session
     from ledger_tui.engine.store.trajectories import LoadedTrajectory
     from ledger_tui.eval.diff import RunDiff

@@ -11,14 +11,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, GateDecision
 from ledger_tui.engine.store.fold import SessionState, fold
 from ledger_tui.engine.disclosure import is_read_decision, rejudge
 from ledger_tui.engine.gate import evaluate
 from ledger_tui.engine.ledger import STATED_PREFIX, absorb, state
+
+if TYPE_CHECKING:
+    from ledger_tui.engine.domain import Domain
 
 
 @dataclass(frozen=True)

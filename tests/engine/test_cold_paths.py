@@ -72,7 +72,7 @@ def _both_ways(path: Path, data: bytes) -> tuple[tuple[object, ...], tuple[objec
     from ledger_tui.engine.store.trajectories import _events, _line_by_line, _Read
 
     def what(read: _Read, warnings: list[str]) -> tuple[object, ...]:
-        return read.events, read.line_numbers, read.marks, warnings
+        return read.events, read.line_numbers, read.seqs, read.calls, warnings
 
     fast = _outcome(lambda: what(*_events(path, [data], _Read(None))), path)
     return fast, _outcome(lambda: what(*_line_by_line(path, data, _Read(None))), path)

@@ -327,15 +327,18 @@ def _bumped(totals: Totals, **changes: int) -> Totals:
 
 
 def _count(totals: Totals, decision: Any) -> Totals:
+    """A decision counted: held (`GateDecision.held`: a REVISE only for consent), withheld (a
+    REVISE that is a disclosure), else by its verdict. The category is asked once (a few µs)."""
     verdict = decision.verdict
-    if decision.held():
-        return _bumped(totals, held=totals.held + 1)
-    if verdict == Verdict.REVISE and decision.category() == "disclosure":
-        return _bumped(totals, withheld=totals.withheld + 1)
+    if verdict == Verdict.REVISE:
+        category = decision.category()
+        if category == "consent":
+            return _bumped(totals, held=totals.held + 1)
+        if category == "disclosure":
+            return _bumped(totals, withheld=totals.withheld + 1)
+        return _bumped(totals, revise=totals.revise + 1)
     if verdict == Verdict.ALLOW:
         return _bumped(totals, allow=totals.allow + 1)
-    if verdict == Verdict.REVISE:
-        return _bumped(totals, revise=totals.revise + 1)
     return _bumped(totals, block=totals.block + 1)
 
 
@@ -344,11 +347,30 @@ def advance(state: SessionState, event: Event) -> SessionState:
     return _with(state, _changes(state, event))
 
 
-def _changes(s: SessionState, event: Event) -> dict[str, Any]:
-    """The fields one event changes, and their new values (the state is only read)."""
-    c: dict[str, Any] = {"seq": event.seq if event.seq >= 0 else s.seq + 1}
-    # (the kinds most frequent in a long session first: one isinstance test for most events)
-    if isinstance(event, TokenUsage):
+# The kinds of event `_changes` folds, each tested by identity: a pydantic model's class test
+# (`isinstance`) goes through its metaclass's `__instancecheck__`, and a long fold made about three
+# failed ones an event.
+_FOLDED = frozenset(
+    {
+        TokenUsage, LedgerUpdated, ToolCallProposed, ToolResult, AssistantMessage, GateDecided, UserMessage, SessionStarted,
+        SessionEnded, Refusal, Notice, ReformulatedInput, ConfirmationRequested, ConfirmationAnswered, QuestionRequested,
+        QuestionAnswered, HelperCall,
+    }
+)
+
+
+def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The fields one event changes, and their new values, in `c` (a new dict when None). The state
+    is only read, each field before it is written: `Timeline.absorb` passes its draft state's own
+    fields as `c`, which saves a dict and its copy an event."""
+    if c is None:
+        c = {}
+    c["seq"] = event.seq if event.seq >= 0 else s.seq + 1
+    kind: type = type(event)
+    if kind not in _FOLDED:  # (a subclass of a kind, never read from a file: folded as that kind)
+        kind = next((k for k in _FOLDED if isinstance(event, k)), kind)
+    # (the kinds most frequent in a long session first: one test for most events)
+    if kind is TokenUsage:
         t = s.totals
         c["totals"] = _bumped(
             t,
@@ -359,9 +381,9 @@ def _changes(s: SessionState, event: Event) -> dict[str, Any]:
             transcript_tokens=t.transcript_tokens + event.transcript_tokens,
             model_calls=t.model_calls + 1,
         )
-    elif isinstance(event, LedgerUpdated):
+    elif kind is LedgerUpdated:
         c["ledger"] = apply_update(s.ledger, event)
-    elif isinstance(event, ToolCallProposed):
+    elif kind is ToolCallProposed:
         c["conversation"] = s.conversation.appended(event)
         t = s.totals
         if event.kind == "read":
@@ -372,49 +394,49 @@ def _changes(s: SessionState, event: Event) -> dict[str, Any]:
             c["totals"] = _bumped(t, writes=t.writes + 1)
             if event.call.requestor != "user":
                 c["open_writes"] = s.open_writes + (event.call,)
-    elif isinstance(event, ToolResult):
+    elif kind is ToolResult:
         c["conversation"] = s.conversation.appended(event)
-        read = next((r for r in s.open_reads if r.id == event.call_id), None)
+        read = _open_call(s.open_reads, event.call_id)
         if read is not None:
-            c["open_reads"] = tuple(r for r in s.open_reads if r is not read)
+            c["open_reads"] = _closed(s.open_reads, read)
             if event.error:
                 c["reads_failed"] = s.reads_failed.added(read.signature())
             else:
                 c["reads_done"] = s.reads_done.added(read.signature())
         else:
-            call = next((w for w in s.open_writes if w.id == event.call_id), None)
+            call = _open_call(s.open_writes, event.call_id)
             if call is not None:
-                c["open_writes"] = tuple(w for w in s.open_writes if w is not call)
+                c["open_writes"] = _closed(s.open_writes, call)
                 if event.executed and not event.error:
                     c["recent_writes"] = s.recent_writes.appended(call)
                     c["writes_done"] = s.writes_done.appended(call)
-    elif isinstance(event, AssistantMessage):
+    elif kind is AssistantMessage:
         c["conversation"] = s.conversation.appended(event)
         if event.text.strip():
             c["assistant_texts"] = s.assistant_texts.appended(event.text)
-    elif isinstance(event, GateDecided):
+    elif kind is GateDecided:
         c["gate_log"] = s.gate_log.appended(event)
         c["totals"] = _count(s.totals, event.decision)
-    elif isinstance(event, UserMessage):
+    elif kind is UserMessage:
         c["conversation"] = s.conversation.appended(event)
         c["user_messages"] = s.user_messages.appended(event.text)
         c["last_assistant_before_user"] = s.assistant_texts[-1] if s.assistant_texts else ""
         c["recent_writes"] = EMPTY
-    elif isinstance(event, SessionStarted):
+    elif kind is SessionStarted:
         c["started"] = event
-    elif isinstance(event, SessionEnded):
+    elif kind is SessionEnded:
         c["ended"] = event
-    elif isinstance(event, Refusal):
+    elif kind is Refusal:
         c["conversation"] = s.conversation.appended(event)
         c["assistant_texts"] = s.assistant_texts.appended(event.text)
-    elif isinstance(event, (Notice, ReformulatedInput)):
+    elif kind is Notice or kind is ReformulatedInput:
         c["conversation"] = s.conversation.appended(event)
-    elif isinstance(event, ConfirmationRequested):
+    elif kind is ConfirmationRequested:
         c["conversation"] = s.conversation.appended(event)
         c["assistant_texts"] = s.assistant_texts.appended(event.text)
         c["pending_card"] = event
         c["totals"] = _bumped(s.totals, cards=s.totals.cards + 1)
-    elif isinstance(event, ConfirmationAnswered):
+    elif kind is ConfirmationAnswered:
         c["conversation"] = s.conversation.appended(event)
         card = s.pending_card if s.pending_card is not None and s.pending_card.card == event.card else None
         c["pending_card"] = None
@@ -425,15 +447,15 @@ def _changes(s: SessionState, event: Event) -> dict[str, Any]:
             for call in card.calls:
                 declined = declined.appended((call_key(call), event.quote))
             c["declined"] = declined
-    elif isinstance(event, QuestionRequested):
+    elif kind is QuestionRequested:
         c["conversation"] = s.conversation.appended(event)
         c["assistant_texts"] = s.assistant_texts.appended(event.text)
         c["pending_question"] = event
         c["totals"] = _bumped(s.totals, questions=s.totals.questions + 1)
-    elif isinstance(event, QuestionAnswered):
+    elif kind is QuestionAnswered:
         c["conversation"] = s.conversation.appended(event)
         c["pending_question"] = None
-    elif isinstance(event, HelperCall):
+    elif kind is HelperCall:
         c["conversation"] = s.conversation.appended(event)
         t = s.totals
         c["totals"] = _bumped(
@@ -443,6 +465,22 @@ def _changes(s: SessionState, event: Event) -> dict[str, Any]:
             helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
         )
     return c
+
+
+def _open_call(calls: tuple[ToolCall, ...], call_id: str) -> ToolCall | None:
+    """The first of `calls` with this id, or None (a loop: a generator costs more than the one or
+    two calls open at a time)."""
+    for call in calls:
+        if call.id == call_id:
+            return call
+    return None
+
+
+def _closed(calls: tuple[ToolCall, ...], call: ToolCall) -> tuple[ToolCall, ...]:
+    """`calls` (which hold `call`) without `call`: this object, not another equal to it."""
+    if len(calls) == 1:
+        return ()
+    return tuple(c for c in calls if c is not call)
 
 
 def fold(events: Iterable[Event], upto: int | None = None) -> SessionState:
@@ -480,14 +518,16 @@ class Timeline:
         timeline.events = events
         timeline._checkpoints = [first]
         timeline._final = _with(first, {})
+        timeline._absorbed = 0
         return timeline
 
     def absorb(self, event: Event) -> None:
         """Fold the event just appended to `events` (a `growing` timeline), keeping a checkpoint
         every `every` events: the fold runs as the file is read, once."""
         draft = self._final  # (the one state not yet shared: changed in place, copied at each checkpoint)
-        draft.__dict__.update(_changes(draft, event))  # type: ignore[union-attr]
-        if len(self.events) % self.every == 0:
+        _changes(draft, event, draft.__dict__)  # type: ignore[arg-type]
+        self._absorbed += 1  # (as many as `events` holds: one call for each appended)
+        if self._absorbed % self.every == 0:
             self._checkpoints.append(_with(draft, {}))  # type: ignore[arg-type]
 
     def __len__(self) -> int:

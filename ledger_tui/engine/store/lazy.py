@@ -36,6 +36,7 @@ class LazyEvents(Sequence[Event]):
         self._ends = array("q")
         self._held: list[Event] = []  # the events read as text, after those read from bytes
         self._cache: OrderedDict[int, Event] = OrderedDict()
+        self._last: tuple[Event | None, int] = (None, -1)  # the event returned last, and its position
         self.kinds: list[type[Event]] = []
         self.seqs: array[int] | list[int] = array("q")
         # of each gate decision, by position: its verdict and category (what the gate log counts
@@ -49,7 +50,8 @@ class LazyEvents(Sequence[Event]):
     def add(self, event: Event, span: tuple[int, int] | None) -> None:
         """Record the next event (from bytes `data[start:end]`, or held when `span` is None) and
         fold it into `timeline`."""
-        index = len(self.kinds)
+        kinds = self.kinds
+        index = len(kinds)
         if span is None:
             if len(self._held) != index - len(self._starts):
                 raise ValueError("events read from bytes come before those held")
@@ -59,15 +61,18 @@ class LazyEvents(Sequence[Event]):
                 raise ValueError("an event read from bytes after one held")
             self._starts.append(span[0])
             self._ends.append(span[1])
-        self.kinds.append(type(event))
+        kind = type(event)  # (a validated event is of one of the union's classes, never a subclass)
+        kinds.append(kind)
         try:
             self.seqs.append(event.seq)
         except OverflowError:  # a seq past 64 bits (valid JSON, a valid event): kept as Python ints
             self.seqs = [*self.seqs, event.seq]
-        if isinstance(event, GateDecided):
-            self.verdicts[index] = (event.decision.verdict, event.decision.category())
-        elif isinstance(event, ToolCallProposed):
-            self.proposers[event.call.id] = event.call.requestor
+        if kind is GateDecided:
+            decision = event.decision  # type: ignore[union-attr]
+            self.verdicts[index] = (decision.verdict, decision.category())
+        elif kind is ToolCallProposed:
+            call = event.call  # type: ignore[union-attr]
+            self.proposers[call.id] = call.requestor
         self._last = (event, index)  # (not cached: a replay opens at the end, and reads those again)
         self.timeline.absorb(event)
 
@@ -144,12 +149,13 @@ class LazyChain(Chain[Any]):
         return chain
 
     def _lazy_view(self, items: list[int], n: int) -> LazyChain:
-        chain = LazyChain._view(items, n)
-        chain._source = self._source
-        return chain  # type: ignore[return-value]
+        chain = object.__new__(LazyChain)
+        chain._items, chain._n, chain._source = items, n, self._source
+        return chain
 
     def appended(self, item: Any) -> LazyChain:
-        index = self._source.index_of(item)
+        last = self._source._last  # (a fold appends the event its sequence returned last)
+        index = last[1] if last[0] is item else self._source.index_of(item)
         items, n = self._items, self._n
         if n == 0:
             return self._lazy_view([index], 1)

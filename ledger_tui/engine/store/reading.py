@@ -71,7 +71,7 @@ def read_bytes(
         else:
             # a file's own size, not the limit: asked for `limit + 1` bytes, a read allocates that
             # much first (1 GB); a file that grew since is read on up to the limit
-            data = _up_to(fd, info.st_size + 1)
+            data = _up_to(fd, info.st_size + 1, at_once=info.st_size + 1)
             if len(data) > info.st_size:
                 data += _up_to(fd, limit + 1 - len(data))
     except OSError as exc:
@@ -98,11 +98,14 @@ def _unreadable(path: Path | str, exc: OSError, fix: str) -> str:
     return f"{Path(path)} cannot be read ({exc.strerror or type(exc).__name__}); {fix}."
 
 
-def _up_to(fd: int, size: int) -> bytes:
-    """Up to `size` bytes from `fd`, fewer only at its end; at most 16 MB asked for at a time."""
+def _up_to(fd: int, size: int, at_once: int = 1 << 24) -> bytes:
+    """Up to `size` bytes from `fd`, fewer only at its end; at most `at_once` asked for at a time
+    (16 MB: a read allocates what it asks for first). A file of known size is asked for whole: read
+    in parts, its bytes would be copied once more to join them (0.05 s and the file's size again at
+    69 MB)."""
     parts = []
     while size > 0:
-        part = os.read(fd, min(size, 1 << 24))
+        part = os.read(fd, min(size, at_once))
         if not part:
             break
         parts.append(part)

@@ -19,6 +19,8 @@ import json
 import typing
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
+from operator import lt
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
@@ -217,20 +219,21 @@ class _Read:
         self.lazy = lazy
         self.events: list[Event] | LazyEvents = []  # (a `LazyEvents` of the file's bytes once read, when `lazy`)
         self.line_numbers: list[int] = []
-        # (seq, the call it proposes, the call it decides)
-        self.marks: list[tuple[int, str | None, str | None]] = []
+        self.seqs: list[int] = []
+        # of each proposed or decided call, by the event's position: (the call it proposes, the call it decides)
+        self.calls: dict[int, tuple[str | None, str | None]] = {}
 
     def __len__(self) -> int:
-        return len(self.marks)
+        return len(self.seqs)
 
     def add(self, event: Event, line_number: int, span: tuple[int, int] | None = None) -> None:
         """Record the next event; `span`: where its line is in the file's bytes (the fast path)."""
-        if isinstance(event, ToolCallProposed):
-            self.marks.append((event.seq, event.call.id, None))
-        elif isinstance(event, GateDecided):
-            self.marks.append((event.seq, None, event.decision.call.id))
-        else:
-            self.marks.append((event.seq, None, None))
+        kind = type(event)  # (a validated event is of one of the union's classes, never a subclass)
+        if kind is ToolCallProposed:
+            self.calls[len(self.seqs)] = (event.call.id, None)  # type: ignore[union-attr]
+        elif kind is GateDecided:
+            self.calls[len(self.seqs)] = (None, event.decision.call.id)  # type: ignore[union-attr]
+        self.seqs.append(event.seq)
         self.line_numbers.append(line_number)
         if self.lazy:
             self.events.add(event, span)  # type: ignore[union-attr]
@@ -339,7 +342,7 @@ def _valid_spans(data: bytes, read: _Read) -> tuple[int, int]:
     """`_valid_lines` over a file's bytes kept whole: each line is validated from a copy of its
     bytes, and `read` records where it is. Returns how many lines were taken and how many bytes
     they held with their line breaks (more than `data` when every line was)."""
-    validate = EVENT_ADAPTER.validate_json
+    validate = EVENT_ADAPTER.validator.validate_json  # (the adapter's method only passes its defaults on)
     find, end_of_file = data.find, len(data)
     start = offset = 0
     index = 0
@@ -435,6 +438,9 @@ def _line_by_line(
     return read, warnings
 
 
+_NO_CALL: tuple[None, None] = (None, None)
+
+
 def _in_order(path: Path, read: _Read) -> None:
     """A session numbers its events 0, 1, 2, … as it writes them (`seq`): a line that repeats an
     earlier one's number or comes before it (duplicated or moved, by hand or by a tool that
@@ -445,23 +451,28 @@ def _in_order(path: Path, read: _Read) -> None:
     last = -1
     proposed: set[str] = set()
     decided: dict[str, int] = {}
-    marks, line_numbers = read.marks, read.line_numbers
-    for i, (seq, proposes, call_id) in enumerate(marks):
+    seqs, calls, line_numbers = read.seqs, read.calls, read.line_numbers
+    numbered = [seq for seq in seqs if seq >= 0]
+    # numbers in order (every file ledger-tui wrote): only the lines of calls are gone through
+    numbers_in_order = all(map(lt, numbered, islice(numbered, 1, None)))
+    for i in calls if numbers_in_order else range(len(seqs)):
+        seq = seqs[i]
         if seq >= 0:
             if seq <= last:
-                what = "a copy of an earlier line" if seq == last or any(m[0] == seq for m in marks[:i]) else "a line moved"
+                what = "a copy of an earlier line" if seq == last or seq in seqs[:i] else "a line moved"
                 raise TrajectoryError(
                     f"Line {line_numbers[i]} of {path.name} is event {seq}, after event {last} ({what}); "
                     "restore the file as ledger-tui wrote it."
                 )
             last = seq
+        proposes, call_id = calls.get(i, _NO_CALL)
         if proposes is not None:
             proposed.add(proposes)
         elif call_id is not None:
-            where = f"Line {line_numbers[i]} of {path.name} decides call {shown(call_id)[:40]}"
-            if call_id in decided:
-                raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
-            if call_id not in proposed:
+            if call_id in decided or call_id not in proposed:
+                where = f"Line {line_numbers[i]} of {path.name} decides call {shown(call_id)[:40]}"
+                if call_id in decided:
+                    raise TrajectoryError(f"{where} a second time (first on line {decided[call_id]}); restore the file as ledger-tui wrote it.")
                 raise TrajectoryError(f"{where} before it is proposed (a line moved); restore the file as ledger-tui wrote it.")
             decided[call_id] = line_numbers[i]
 

@@ -11,7 +11,7 @@ import gc
 import heapq
 from bisect import bisect_left, bisect_right
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from textual import work
 from textual.app import ComposeResult
@@ -20,7 +20,6 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import Event, GateDecided, LedgerUpdated, ToolResult, UserMessage
 from ledger_tui.engine.store.fold import SessionState, Timeline
 from ledger_tui.engine.store.lazy import LazyEvents, kinds, proposers, step_of, verdicts
@@ -33,6 +32,9 @@ from ledger_tui.ui.screens.workbench import WorkbenchScreen
 from ledger_tui.ui.widgets import GateReason, LedgerTree, ReplayBar
 from ledger_tui.ui.widgets.conversation import HIGH as WINDOW
 
+if TYPE_CHECKING:  # (the domain is loaded when first needed: `ReplayScreen.domain`)
+    from ledger_tui.engine.domain import Domain
+
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 # While a replay is open the collector's youngest generation holds this many new objects before it
 # is scanned (Python's default: 700). Drawing one step makes thousands of short-lived objects, many
@@ -44,6 +46,9 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 # and up) makes the middle collections long (50-90 ms, every ~11 jumps): what a young scan leaves
 # alive is mostly the screen's caches of drawn lines.
 YOUNG_GENERATION = 5_000
+
+
+NOT_NAMED = object()  # (ReplayScreen's `domain_named` when not given: `domain` is the domain)
 
 
 def _seq(event: Event) -> int:
@@ -84,15 +89,20 @@ class ReplayScreen(WorkbenchScreen):
         domain: Domain | None = None,
         domain_problem: str = "",
         warnings: Sequence[str] = (),
+        domain_named: str | None | object = NOT_NAMED,
     ) -> None:
+        """`domain_named`: instead of `domain`, the trajectory's domain by name (its first event's,
+        None when it names none), loaded when first needed (a fork, an explanation): importing and
+        building a domain (~30 ms) need not come before the first paint."""
         super().__init__()
         # a file read lazily comes folded already (read_trajectory(lazy=True))
         self.timeline = events.timeline if isinstance(events, LazyEvents) else Timeline(events)
         self.events = self.timeline.events
         self._kinds = kinds(self.events)
         self.source_path = path
-        self.domain = domain
+        self._domain = domain
         self.domain_problem = domain_problem
+        self._domain_named: tuple[str | None] | None = None if domain_named is NOT_NAMED else (domain_named,)  # type: ignore[assignment]
         self.warnings = list(warnings)
         last = len(self.timeline) - 1
         self._start = last if step is None else max(0, min(step, last))
@@ -104,6 +114,15 @@ class ReplayScreen(WorkbenchScreen):
         self.decision_steps = [i for i, kind in enumerate(self._kinds) if kind is GateDecided]
         self._requestors = proposers(self.events)  # the calls proposed, and who proposed each
         self.run_row: RunRow | None = None  # the run list's row, when opened from it
+
+    @property  # type: ignore[override]
+    def domain(self) -> Domain | None:
+        if self._domain_named is not None:
+            from ledger_tui.domains import domain_for
+
+            (name,), self._domain_named = self._domain_named, None
+            self._domain, self.domain_problem = domain_for(name)
+        return self._domain
 
     def compose_bottom(self) -> ComposeResult:
         yield ReplayBar(id="replay-bar")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,7 +26,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
-from ledger_tui.engine.domain import Domain, clause_text
 from ledger_tui.engine.events import (
     EvidenceRead,
     GateDecided,
@@ -35,12 +34,16 @@ from ledger_tui.engine.events import (
 )
 from ledger_tui.engine.store.fold import SessionState
 from ledger_tui.engine.outside import shown
+from ledger_tui.engine.policy_text import clause_text
 from ledger_tui.engine.store.serialize import compact
 from ledger_tui.explain import category_label, check_label, stated_where, verdict_label
 from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.whatif import Edit, editable_targets, what_if
 from ledger_tui.ui.widgets.gate_log import row_class
 from ledger_tui.ui.widgets.tool_call_item import WHO
+
+if TYPE_CHECKING:  # (a replay loads its domain when first needed)
+    from ledger_tui.engine.domain import Domain
 
 
 INDENT = "\u00a0\u00a0"  # non-breaking, so wrapping keeps the indentation

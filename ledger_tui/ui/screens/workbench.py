@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from ledger_tui.engine.domain import Domain
 from ledger_tui.engine.events import (
     ConfirmationAnswered,
     ConfirmationRequested,
@@ -37,11 +38,15 @@ from ledger_tui.ui.screens.help import HelpScreen, screen_keys
 from ledger_tui.ui.screens.why import WhyScreen
 from ledger_tui.ui.search import Hit
 from ledger_tui.ui.widgets import BusyIndicator, ConversationView, GateLog, GateReason, LedgerTree, ReplayBar, SearchBar, StatusBar
+from ledger_tui.ui.widgets.footer import Footer
 
 EXPORTS = Path("exports")  # relative: under the directory the workbench was started from
 NARROW = 100  # below this many columns the panes are tabs, one on the whole screen
 TABS = ("conversation", "ledger", "gate-log")
 PANE_LABELS = {"conversation": "Chat", "ledger": "Ledger", "gate-log": "Gate"}  # as the footer names them
+
+if TYPE_CHECKING:  # (a replay loads its domain when first needed)
+    from ledger_tui.engine.domain import Domain
 
 
 class WorkbenchScreen(Screen[None]):
@@ -175,8 +180,11 @@ class WorkbenchScreen(Screen[None]):
     @property
     def searching(self) -> str:
         """"typing" while the search's query has the focus, "open" while it shows, else ""."""
-        bar = next(iter(self.query(SearchBar)), None)
-        return "" if bar is None or not bar.is_open else "typing" if bar.typing else "open"
+        try:  # (asked of every binding the footer shows: query_one keeps what it found, a query walks every widget)
+            bar = self.query_one(SearchBar)
+        except NoMatches:
+            return ""
+        return "" if not bar.is_open else "typing" if bar.typing else "open"
 
     def action_search(self) -> None:
         """Open the search bar over the whole run (`/` in replay, Ctrl+F in play)."""

@@ -40,7 +40,6 @@ from ledger_tui.engine.events import (
     ToolResult,
     UserMessage,
 )
-from ledger_tui.engine.agents.irma import clipped
 from ledger_tui.engine.outside import shown
 from ledger_tui.ui.messages import CardAnswered
 from ledger_tui.ui.search import entry as searched
@@ -549,6 +548,8 @@ class ConversationView(VerticalScroll):
         if isinstance(event, Notice):
             return self._line(event, Text(shown(f"{event.level}: {event.text}")), f"notice -{event.level}", before)
         if isinstance(event, HelperCall):  # IRMA's helper calls, before the agent answers
+            from ledger_tui.engine.agents.irma import clipped  # (with the model client: only IRMA's runs need it)
+
             tokens = f"  ({event.prompt_tokens:,} + {event.completion_tokens:,} tokens"
             tokens += ", cut at the completion cap)" if event.finish_reason == "length" else ")"
             text = Text.assemble((f"IRMA {event.helper} helper  ", "bold"), shown(clipped(event.output) or "(empty)"), (tokens, "dim"))
