@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import rich
 from textual import events, on
@@ -58,6 +58,13 @@ class LedgerWorkbench(App[None]):
         self._first = first
         self._keymap = dict(keymap or {})
         self._shown_until: dict[tuple[str, str], float] = {}  # notices on screen, until they time out
+        self.at_first_frame: list[Callable[[], object]] = []  # called once the first frame is shown
+
+    @on(events.Ready)
+    def _first_frame(self) -> None:
+        """Textual's Ready: the first frame is on the terminal."""
+        while self.at_first_frame:
+            self.at_first_frame.pop(0)()
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:  # type: ignore[override]
         """A notice that is already on screen is not stacked again (a model error repeated each

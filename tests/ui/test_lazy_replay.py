@@ -84,3 +84,37 @@ def test_a_search_over_a_lazy_read_finds_what_it_finds_over_the_events(name, mon
     assert index._entries == reference._entries and index._entries
     for query in ("refund", "allow", "the", "zzz-nothing"):
         assert index.find(query).steps == reference.find(query).steps
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_replay_opens_with_the_collector_as_it_was_found(collecting, monkeypatch):
+    """`launch.replay` pauses the cyclic collector until the first frame: once it is shown the
+    collector runs again (when it ran before), and after the app it is as it was found."""
+    import gc
+
+    from ledger_tui.ui import launch
+
+    seen: dict[str, object] = {}
+
+    def run(app) -> int:
+        async def look(pilot) -> None:
+            await pilot.pause()
+            seen["painted"] = app.screen.query_one(ReplayBar).total
+            seen["collecting"] = gc.isenabled()
+            app.exit()
+
+        app.run(headless=True, size=(160, 48), auto_pilot=look)
+        return 0
+
+    monkeypatch.setattr(launch, "_run", run)
+    path = ROOT / "sessions" / f"{SESSIONS[0]}.jsonl"
+    was = gc.isenabled()
+    try:
+        if not collecting:
+            gc.disable()
+        assert launch.replay(path, None) == 0
+        assert seen == {"painted": len(read_trajectory(path).events), "collecting": collecting}
+        assert gc.isenabled() is collecting
+    finally:
+        if was:
+            gc.enable()

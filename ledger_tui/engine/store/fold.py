@@ -326,20 +326,29 @@ def _bumped(totals: Totals, **changes: int) -> Totals:
     return new
 
 
-def _count(totals: Totals, decision: Any) -> Totals:
-    """A decision counted: held (`GateDecision.held`: a REVISE only for consent), withheld (a
-    REVISE that is a disclosure), else by its verdict. The category is asked once (a few µs)."""
+def _counted(decision: Any) -> str:
+    """The total a decision counts in: held (`GateDecision.held`: a REVISE only for consent),
+    withheld (a REVISE that is a disclosure), else its verdict's. The category is asked once (a
+    few µs)."""
     verdict = decision.verdict
     if verdict == Verdict.REVISE:
         category = decision.category()
         if category == "consent":
-            return _bumped(totals, held=totals.held + 1)
+            return "held"
         if category == "disclosure":
-            return _bumped(totals, withheld=totals.withheld + 1)
-        return _bumped(totals, revise=totals.revise + 1)
-    if verdict == Verdict.ALLOW:
-        return _bumped(totals, allow=totals.allow + 1)
-    return _bumped(totals, block=totals.block + 1)
+            return "withheld"
+        return "revise"
+    return "allow" if verdict == Verdict.ALLOW else "block"
+
+
+def _add(s: SessionState, c: dict[str, Any], name: str) -> None:
+    """One more in the total `name`: in place when `c` is the draft's own fields (`Timeline.absorb`,
+    whose totals no other state holds), else in a new `Totals`."""
+    t = s.totals
+    if c is s.__dict__:
+        t.__dict__[name] += 1
+    else:
+        c["totals"] = _bumped(t, **{name: t.__dict__[name] + 1})
 
 
 def advance(state: SessionState, event: Event) -> SessionState:
@@ -372,26 +381,34 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
     # (the kinds most frequent in a long session first: one test for most events)
     if kind is TokenUsage:
         t = s.totals
-        c["totals"] = _bumped(
-            t,
-            prompt_tokens=t.prompt_tokens + event.prompt_tokens,
-            completion_tokens=t.completion_tokens + event.completion_tokens,
-            ledger_tokens=t.ledger_tokens + event.ledger_tokens,
-            policy_tokens=t.policy_tokens + event.policy_tokens,
-            transcript_tokens=t.transcript_tokens + event.transcript_tokens,
-            model_calls=t.model_calls + 1,
-        )
+        if c is s.__dict__:  # the draft (`Timeline.absorb`): its totals are its own, counted in place
+            d = t.__dict__
+            d["prompt_tokens"] += event.prompt_tokens
+            d["completion_tokens"] += event.completion_tokens
+            d["ledger_tokens"] += event.ledger_tokens
+            d["policy_tokens"] += event.policy_tokens
+            d["transcript_tokens"] += event.transcript_tokens
+            d["model_calls"] += 1
+        else:
+            c["totals"] = _bumped(
+                t,
+                prompt_tokens=t.prompt_tokens + event.prompt_tokens,
+                completion_tokens=t.completion_tokens + event.completion_tokens,
+                ledger_tokens=t.ledger_tokens + event.ledger_tokens,
+                policy_tokens=t.policy_tokens + event.policy_tokens,
+                transcript_tokens=t.transcript_tokens + event.transcript_tokens,
+                model_calls=t.model_calls + 1,
+            )
     elif kind is LedgerUpdated:
         c["ledger"] = apply_update(s.ledger, event)
     elif kind is ToolCallProposed:
         c["conversation"] = s.conversation.appended(event)
-        t = s.totals
         if event.kind == "read":
-            c["totals"] = _bumped(t, reads=t.reads + 1)
+            _add(s, c, "reads")
             if event.call.requestor != "user":
                 c["open_reads"] = s.open_reads + (event.call,)
         elif event.kind == "write":
-            c["totals"] = _bumped(t, writes=t.writes + 1)
+            _add(s, c, "writes")
             if event.call.requestor != "user":
                 c["open_writes"] = s.open_writes + (event.call,)
     elif kind is ToolResult:
@@ -416,7 +433,7 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
             c["assistant_texts"] = s.assistant_texts.appended(event.text)
     elif kind is GateDecided:
         c["gate_log"] = s.gate_log.appended(event)
-        c["totals"] = _count(s.totals, event.decision)
+        _add(s, c, _counted(event.decision))
     elif kind is UserMessage:
         c["conversation"] = s.conversation.appended(event)
         c["user_messages"] = s.user_messages.appended(event.text)
@@ -517,7 +534,7 @@ class Timeline:
         timeline = cls((), every)
         timeline.events = events
         timeline._checkpoints = [first]
-        timeline._final = _with(first, {})
+        timeline._final = _with(first, {"totals": _bumped(first.totals)})  # (the draft's own: see `absorb`)
         timeline._absorbed = 0
         return timeline
 
@@ -529,6 +546,8 @@ class Timeline:
         self._absorbed += 1  # (as many as `events` holds: one call for each appended)
         if self._absorbed % self.every == 0:
             self._checkpoints.append(_with(draft, {}))  # type: ignore[arg-type]
+            # the draft counts its totals in place (`_changes`): the checkpoint keeps these
+            draft.__dict__["totals"] = _bumped(draft.totals)  # type: ignore[union-attr]
 
     def __len__(self) -> int:
         return len(self.events)
