@@ -28,6 +28,7 @@ from ledger_tui.engine.events import (
     GateDecision,
     PredicateResult,
     Verdict,
+    json_text,
     asked_of,
 )
 from ledger_tui.engine.policy_text import clause_text
@@ -41,8 +42,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 # `json.dumps(value, ensure_ascii=False, ...)`'s encoders, made once: `json.dumps` with any option
-# makes a new encoder on every call (a long file's explanations quote 26,000 values)
-_quoted = json.JSONEncoder(ensure_ascii=False).encode
+# makes a new encoder on every call (a long file's explanations quote 26,000 values); quotes are
+# shown as calls' arguments are (`json_text`)
 _short_text = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True).encode
 
 
@@ -115,7 +116,7 @@ def check_label(p: PredicateResult, arrow: str = "→") -> str:
 def stated_where(r: EvidenceRead) -> str:
     """Where a stated fact came from: the customer's message (its step) and their words."""
     where = "stated by the customer" + (f" at step {r.source_seq}" if r.source_seq is not None else "")
-    return f"{where}: {_quoted(r.quote)}" if r.quote else where
+    return f"{where}: {json_text(r.quote)}" if r.quote else where
 
 
 def category_counts(kinds: Iterable[str]) -> str:
@@ -189,7 +190,7 @@ def card_lines(card: ConfirmationRequested, answer: ConfirmationAnswered | None,
     else:
         ran = f"; ran as {', '.join(answer.runs)}" if answer.runs else "; nothing on it ran"
         lines.append(f"{indent}answered at step {answer.seq}: {answer.answer} ({answer.reason}){ran}")
-        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
+        lines.append(f"{indent}  the customer's words: {json_text(answer.quote)}")
     return lines
 
 
@@ -213,7 +214,7 @@ def question_lines(question: QuestionRequested, answer: QuestionAnswered | None,
         else:
             got = f"unclear ({answer.reason}); nothing recorded"
         lines.append(f"{indent}answered at step {answer.seq}: {got}")
-        lines.append(f"{indent}  the customer's words: {_quoted(answer.quote)}")
+        lines.append(f"{indent}  the customer's words: {json_text(answer.quote)}")
     return lines
 
 

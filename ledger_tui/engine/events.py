@@ -109,12 +109,12 @@ class SuggestedCall(Frozen):
 def signature(name: str, arguments: dict[str, Any]) -> str:
     """A call's `name(key=value, …)`, each value as `json.dumps(value, ensure_ascii=False)` writes
     it (one encoder for every value: `json.dumps` with an option makes a new one on each call)."""
-    encode = _ARGUMENT_JSON.encode
-    args = ", ".join(f"{k}={encode(v)}" for k, v in arguments.items())
+    args = ", ".join(f"{k}={json_text(v)}" for k, v in arguments.items())
     return f"{name}({args})"
 
 
-_ARGUMENT_JSON = json.JSONEncoder(ensure_ascii=False)
+# `json.dumps(value, ensure_ascii=False)`, its encoder made once (calls and quotes are shown this way)
+json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 class EvidenceRead(OmitsUnset):

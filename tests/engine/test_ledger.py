@@ -57,3 +57,22 @@ def test_replaying_updates_rebuilds_the_same_ledger():
     for u in u1 + u2 + u3:
         rebuilt = apply_update(rebuilt, u)
     assert render(rebuilt) == render(ledger)
+
+
+def test_an_entry_marked_stale_keeps_every_other_field():
+    """`Entry.staled` builds the stale entry field by field (a replay marks thousands): every field
+    but the two it sets must come through, a field added to Entry later included."""
+    from dataclasses import fields, replace
+
+    from ledger_tui.engine.ledger import Entry
+
+    given = {"path": "orders.#W1", "value": {"id": 1}, "origin": "observed", "source_seq": 7, "source_call": "get_order(order_id=\"#W1\")"}
+    for f in fields(Entry):  # every other field set apart from its default, whatever its type
+        if f.name not in given and f.name not in ("stale", "stale_because"):
+            given[f.name] = True if f.type == "bool" else f"set {f.name}"
+    entry = Entry(**given)
+    entry.text  # (its text worked out once: kept by the stale entry too)
+    because = "cancel_order(order_id=\"#W1\")"
+    staled, replaced = entry.staled(because), replace(entry, stale=True, stale_because=because)
+    assert {f.name: getattr(staled, f.name) for f in fields(Entry)} == {f.name: getattr(replaced, f.name) for f in fields(Entry)}
+    assert staled.stale and staled.stale_because == because and staled._text == entry._text is not None

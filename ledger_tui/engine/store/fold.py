@@ -341,14 +341,15 @@ def _counted(decision: Any) -> str:
     return "allow" if verdict == Verdict.ALLOW else "block"
 
 
-def _add(s: SessionState, c: dict[str, Any], name: str) -> None:
-    """One more in the total `name`: in place when `c` is the draft's own fields (`Timeline.absorb`,
-    whose totals no other state holds), else in a new `Totals`."""
-    t = s.totals
+def _add(s: SessionState, c: dict[str, Any], **more: int) -> None:
+    """Add `more` to the totals they name: in place when `c` is the draft's own fields
+    (`Timeline.absorb`, whose totals no other state holds), else in a new `Totals`."""
+    t = s.totals.__dict__
     if c is s.__dict__:
-        t.__dict__[name] += 1
+        for name, n in more.items():
+            t[name] += n
     else:
-        c["totals"] = _bumped(t, **{name: t.__dict__[name] + 1})
+        c["totals"] = _bumped(s.totals, **{name: t[name] + n for name, n in more.items()})
 
 
 def advance(state: SessionState, event: Event) -> SessionState:
@@ -380,35 +381,20 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
         kind = next((k for k in _FOLDED if isinstance(event, k)), kind)
     # (the kinds most frequent in a long session first: one test for most events)
     if kind is TokenUsage:
-        t = s.totals
-        if c is s.__dict__:  # the draft (`Timeline.absorb`): its totals are its own, counted in place
-            d = t.__dict__
-            d["prompt_tokens"] += event.prompt_tokens
-            d["completion_tokens"] += event.completion_tokens
-            d["ledger_tokens"] += event.ledger_tokens
-            d["policy_tokens"] += event.policy_tokens
-            d["transcript_tokens"] += event.transcript_tokens
-            d["model_calls"] += 1
-        else:
-            c["totals"] = _bumped(
-                t,
-                prompt_tokens=t.prompt_tokens + event.prompt_tokens,
-                completion_tokens=t.completion_tokens + event.completion_tokens,
-                ledger_tokens=t.ledger_tokens + event.ledger_tokens,
-                policy_tokens=t.policy_tokens + event.policy_tokens,
-                transcript_tokens=t.transcript_tokens + event.transcript_tokens,
-                model_calls=t.model_calls + 1,
-            )
+        _add(
+            s, c, prompt_tokens=event.prompt_tokens, completion_tokens=event.completion_tokens, ledger_tokens=event.ledger_tokens,
+            policy_tokens=event.policy_tokens, transcript_tokens=event.transcript_tokens, model_calls=1,
+        )
     elif kind is LedgerUpdated:
         c["ledger"] = apply_update(s.ledger, event)
     elif kind is ToolCallProposed:
         c["conversation"] = s.conversation.appended(event)
         if event.kind == "read":
-            _add(s, c, "reads")
+            _add(s, c, reads=1)
             if event.call.requestor != "user":
                 c["open_reads"] = s.open_reads + (event.call,)
         elif event.kind == "write":
-            _add(s, c, "writes")
+            _add(s, c, writes=1)
             if event.call.requestor != "user":
                 c["open_writes"] = s.open_writes + (event.call,)
     elif kind is ToolResult:
@@ -433,7 +419,7 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
             c["assistant_texts"] = s.assistant_texts.appended(event.text)
     elif kind is GateDecided:
         c["gate_log"] = s.gate_log.appended(event)
-        _add(s, c, _counted(event.decision))
+        _add(s, c, **{_counted(event.decision): 1})
     elif kind is UserMessage:
         c["conversation"] = s.conversation.appended(event)
         c["user_messages"] = s.user_messages.appended(event.text)
@@ -452,7 +438,7 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
         c["conversation"] = s.conversation.appended(event)
         c["assistant_texts"] = s.assistant_texts.appended(event.text)
         c["pending_card"] = event
-        c["totals"] = _bumped(s.totals, cards=s.totals.cards + 1)
+        _add(s, c, cards=1)
     elif kind is ConfirmationAnswered:
         c["conversation"] = s.conversation.appended(event)
         card = s.pending_card if s.pending_card is not None and s.pending_card.card == event.card else None
@@ -468,19 +454,13 @@ def _changes(s: SessionState, event: Event, c: dict[str, Any] | None = None) -> 
         c["conversation"] = s.conversation.appended(event)
         c["assistant_texts"] = s.assistant_texts.appended(event.text)
         c["pending_question"] = event
-        c["totals"] = _bumped(s.totals, questions=s.totals.questions + 1)
+        _add(s, c, questions=1)
     elif kind is QuestionAnswered:
         c["conversation"] = s.conversation.appended(event)
         c["pending_question"] = None
     elif kind is HelperCall:
         c["conversation"] = s.conversation.appended(event)
-        t = s.totals
-        c["totals"] = _bumped(
-            t,
-            helper_calls=t.helper_calls + 1,
-            helper_prompt_tokens=t.helper_prompt_tokens + event.prompt_tokens,
-            helper_completion_tokens=t.helper_completion_tokens + event.completion_tokens,
-        )
+        _add(s, c, helper_calls=1, helper_prompt_tokens=event.prompt_tokens, helper_completion_tokens=event.completion_tokens)
     return c
 
 

@@ -27,6 +27,7 @@ import functools
 import io
 import re
 import typing
+from abc import ABC, abstractmethod
 from itertools import compress
 from operator import itemgetter, lt, not_
 from pathlib import Path
@@ -128,7 +129,7 @@ class _NotIndexed(Exception):
     """A line the index reads lazily is not a valid event: the file goes to the full reader."""
 
 
-class WhyReading:
+class WhyReading(ABC):
     """What `why` reads of a trajectory (`use_for_why`): its first event (`started`, if a
     session_started), the events of the kinds kept other than the gate's decisions (`events`, in
     the file's order), the decisions of the verdicts asked for (`decisions`, one at a time, in the
@@ -138,15 +139,17 @@ class WhyReading:
     events: list[Event]
     warnings: list[str]
 
+    @abstractmethod
     def decisions(self) -> Iterator[GateDecided]:
-        raise NotImplementedError
+        """The decisions of the verdicts asked for, one at a time, in the file's order."""
 
+    @abstractmethod
     def more(self) -> list[Event]:
-        raise NotImplementedError
+        """The events of the kinds `more`, in the file's order."""
 
+    @abstractmethod
     def chosen(self, more_if: Callable[[list[Event]], bool]) -> list[Event]:
         """Every event as `read_for_why` returns them (the decisions all held)."""
-        raise NotImplementedError
 
 
 class _WholeReading(WhyReading):
